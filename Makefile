@@ -1,0 +1,38 @@
+# The one entry point of the branch. "make help" lists the targets.
+SHELL := /bin/bash
+TOOLS := tools
+ARCH ?= x86_64
+
+.PHONY: help setup prepare export status kunit kunit-all checkpatch test reset-tree
+
+help: ## list the targets
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | \
+		awk -F':.*## ' '{ printf "  make %-12s %s\n", $$1, $$2 }'
+
+setup: ## install the Debian packages the branch needs (only missing ones)
+	@$(TOOLS)/setup.sh
+
+prepare: setup ## unpack the tarball into build/linux and apply the series
+	@$(TOOLS)/prepare.sh
+
+export: ## write the tree's commits back to kernel-patches/
+	@$(TOOLS)/export.sh
+
+status: ## fail if the tree holds work not exported to kernel-patches/
+	@$(TOOLS)/status.sh
+
+kunit: prepare ## run the KUnit suites under QEMU (ARCH=x86_64 or arm64)
+	@$(TOOLS)/kunit.sh $(ARCH)
+
+kunit-all: prepare ## run the KUnit suites on x86_64 and arm64
+	@$(TOOLS)/kunit.sh x86_64 && $(TOOLS)/kunit.sh arm64
+
+checkpatch: prepare ## checkpatch --strict and Fixes: tags on every patch
+	@$(TOOLS)/checkpatch.sh
+
+test: ## the full gate: setup, prepare, checkpatch, KUnit on both arches
+	@ci/test.sh
+
+reset-tree: ## delete build/linux (refuses while it holds unexported work)
+	@$(TOOLS)/status.sh >/dev/null || { $(TOOLS)/status.sh; exit 1; }
+	rm -rf build/linux

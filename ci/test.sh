@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# The full gate ("make test"): install what is missing, prepare the tree,
+# checkpatch every patch, run the KUnit suites under QEMU on x86_64 and
+# arm64. Prints how long each stage took and ends with one line
+# "N passed, N failed" summing every KUnit case of both arches and every
+# patch checked. Exits non-zero when anything failed.
+set -uo pipefail
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+LOGS="$TOP/build/logs"
+RESULTS="$TOP/build/results"
+mkdir -p "$LOGS"
+
+passed=0 failed=0
+timings=()
+
+# stage NAME COMMAND...: run COMMAND with its output in build/logs/NAME.log.
+stage() {
+	local name=$1 start rc
+	shift
+	start=$(date +%s)
+	echo "== $name"
+	"$@" >"$LOGS/$name.log" 2>&1
+	rc=$?
+	timings+=("$(printf '%-16s %5ss  %s' "$name" "$(($(date +%s) - start))" \
+		"$([ "$rc" -eq 0 ] && echo ok || echo "FAILED (build/logs/$name.log)")")")
+	if [ "$rc" -ne 0 ]; then
+		tail -n 30 "$LOGS/$name.log" | sed 's/^/    /'
+	fi
+	return "$rc"
+}
+
+# add_counts LINE: add a "... N passed, N failed ..." line to the totals.
+add_counts() {
+	local p f
+	p=$(sed -nE 's/.* ([0-9]+) passed, ([0-9]+) failed.*/\1/p' <<<"$1")
+	f=$(sed -nE 's/.* ([0-9]+) passed, ([0-9]+) failed.*/\2/p' <<<"$1")
+	passed=$((passed + ${p:-0}))
+	failed=$((failed + ${f:-1}))
+}
+
+run_gate() {
+	if ! stage setup "$TOP/tools/setup.sh"; then
+		failed=$((failed + 1))
+		return
+	fi
+	if ! stage prepare "$TOP/tools/prepare.sh"; then
+		failed=$((failed + 1))
+		return
+	fi
+
+	stage checkpatch "$TOP/tools/checkpatch.sh"
+	sed -n '/^FAIL/,$p' "$LOGS/checkpatch.log" | head -n 40
+	add_counts "$(tail -n 1 "$LOGS/checkpatch.log")"
+
+	local arch line
+	for arch in x86_64 arm64; do
+		stage "kunit-$arch" "$TOP/tools/kunit.sh" "$arch"
+		grep -E 'Testing complete|Elapsed time' "$LOGS/kunit-$arch.log" | sed 's/^/    /'
+		line=$("$TOP/tools/kunit_counts.py" "$arch=$RESULTS/$arch.json")
+		printf '%s\n' "$line" | sed 's/^/    /'
+		add_counts "$(head -n 1 <<<"$line")"
+	done
+}
+
+start=$(date +%s)
+run_gate
+echo "== stage times"
+printf '    %s\n' "${timings[@]}"
+echo "    total            $(($(date +%s) - start))s"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Run the tree's scripts/checkpatch.pl --strict on every patch of the series
+# (or on the patches named as arguments) and check each Fixes: tag against
+# kernel-patches/upstream-ids. Prints one line per patch and a count.
+#
+# UNKNOWN_COMMIT_ID is ignored only because the Debian tree has no upstream
+# history to look ids up in; the ids are checked here instead.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+[ -x "$TREE/scripts/checkpatch.pl" ] || die "no prepared tree at $TREE: run 'make prepare'"
+IDS="$PATCH_DIR/upstream-ids"
+
+# check_fixes PATCH: every "Fixes: <id> ("<subject>")" names a known commit.
+check_fixes() {
+	local line id subject known ok=0
+	while IFS= read -r line; do
+		id=$(sed -E 's/^Fixes: ([0-9a-f]+) .*/\1/' <<<"$line")
+		subject=$(sed -E 's/^Fixes: [0-9a-f]+ \("(.*)"\)$/\1/' <<<"$line")
+		known=$(sed -n "s/^$id //p" "$IDS")
+		if [ "${#id}" -ne 12 ] || [ -z "$known" ] || [ "$known" != "$subject" ]; then
+			echo "    bad tag (unknown id, wrong length or subject): $line"
+			ok=1
+		fi
+	done < <(grep '^Fixes: ' "$1" || true)
+	return "$ok"
+}
+
+if [ "$#" -gt 0 ]; then
+	patches=("$@")
+else
+	mapfile -t patches < <(series_patches | sed "s|^|$PATCH_DIR/|")
+fi
+
+passed=0 failed=0
+for p in "${patches[@]}"; do
+	out=$(cd "$TREE" && ./scripts/checkpatch.pl --strict --no-color \
+		--ignore UNKNOWN_COMMIT_ID "$p" 2>&1) && cp_ok=1 || cp_ok=0
+	fixes=$(check_fixes "$p") && fx_ok=1 || fx_ok=0
+	if [ "$cp_ok" = 1 ] && [ "$fx_ok" = 1 ] && ! grep -qE '^(WARNING|CHECK|ERROR)' <<<"$out"; then
+		echo "ok   ${p##*/}"
+		passed=$((passed + 1))
+	else
+		echo "FAIL ${p##*/}"
+		grep -E -A3 '^(WARNING|CHECK|ERROR)' <<<"$out" | sed 's/^/    /' || true
+		[ -n "$fixes" ] && echo "$fixes"
+		failed=$((failed + 1))
+	fi
+done
+echo "checkpatch: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Run the branch's KUnit suites for one architecture under QEMU, with the
+# tree's own tools/testing/kunit/kunit.py.
+#
+#   tools/kunit.sh ARCH [extra kunit.py run arguments...]
+#
+# ARCH is x86_64 or arm64. Builds go to build/kunit-ARCH (kept between runs,
+# so rebuilds are incremental) through ccache. The raw kernel log is kept as
+# build/kunit-ARCH/test.log (kunit.py writes it) and the parsed results as
+# build/results/ARCH.json.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+arch=${1:?usage: tools/kunit.sh x86_64|arm64 [kunit.py args...]}
+shift
+case "$arch" in
+x86_64) cross= ;;
+arm64) cross=aarch64-linux-gnu- ;;
+*) die "unknown arch '$arch' (x86_64 or arm64)" ;;
+esac
+
+[ -d "$TREE/.git" ] || die "no prepared tree at $TREE: run 'make prepare'"
+build_dir="$TOP/build/kunit-$arch"
+results="$TOP/build/results"
+mkdir -p "$build_dir" "$results"
+rm -f "$results/$arch.json"
+
+cc="ccache ${cross}gcc"
+args=(run --arch="$arch" --build_dir="$build_dir"
+	--kunitconfig="${KUNITCONFIG:-$TOP/.kunitconfig}"
+	--qemu_config="$TOP/kunit/qemu-$arch.py"
+	--jobs="$(nproc)" --timeout="${KUNIT_TIMEOUT:-600}"
+	--make_options "CC=$cc" --make_options "HOSTCC=ccache gcc"
+	--json="$results/$arch.json")
+[ -n "$cross" ] && args+=(--cross_compile="$cross")
+
+cd "$TREE"
+# Keep the tree free of __pycache__ folders, so "make status" stays quiet.
+export PYTHONDONTWRITEBYTECODE=1
+exec python3 tools/testing/kunit/kunit.py "${args[@]}" "$@"

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Unpack the Debian kernel tarball into build/linux, make it a git repo with
+# the base tagged, and apply kernel-patches/series one commit per patch.
+#
+# Safe to re-run: a tree already in step with the series is left alone (so
+# incremental builds stay incremental); a tree behind the series gets the
+# missing patches; an interrupted unpack or "git am" is cleaned up. A tree
+# holding work that is not exported is never touched.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+TARBALL=$(base_field tarball)
+BASE_DATE="2000-01-01T00:00:00Z"
+
+check_base_version() {
+	local want have
+	want=$(base_field version)
+	have=$(dpkg-query -W -f='${Version}' "$(base_field package)" 2>/dev/null || true)
+	[ -f "$TARBALL" ] || die "$TARBALL is missing: run 'make setup'"
+	if [ "$have" != "$want" ]; then
+		warn "installed $(base_field package) is '${have:-unknown}'," \
+			"the series was recorded against '$want' (kernel-patches/BASE)"
+	fi
+}
+
+# Debian's top-level .gitignore ends with a packaging stanza ("/*") that
+# ignores every top-level path, which would hide new files from "git add".
+drop_debian_ignore_stanza() {
+	sed -i '/^# Debian packaging: ignore everything/,$d' "$1/.gitignore"
+	sed -i '${/^#$/d}' "$1/.gitignore"
+}
+
+# Unpack into a scratch folder and rename it into place only when the base
+# commit exists, so an interrupted unpack never leaves a half tree behind.
+create_base_tree() {
+	local tmp="$TREE.partial"
+	rm -rf "$tmp" "$TREE"
+	mkdir -p "$tmp"
+	info "unpacking $TARBALL"
+	tar -xJf "$TARBALL" -C "$tmp" --strip-components=1
+	drop_debian_ignore_stanza "$tmp"
+	git -C "$tmp" init -q -b master
+	TREE=$tmp tree_git add -A -f
+	GIT_AUTHOR_DATE=$BASE_DATE GIT_COMMITTER_DATE=$BASE_DATE TREE=$tmp \
+		tree_git commit -q -m "$(base_field package) $(base_field version)" \
+		-m "Pristine Debian source, minus the packaging stanza of the
+top-level .gitignore that ignores every top-level path."
+	TREE=$tmp tree_git tag "$BASE_TAG"
+	mv "$tmp" "$TREE"
+	record_sync
+}
+
+tree_is_complete() {
+	[ -d "$TREE/.git" ] && git -C "$TREE" rev-parse -q --verify "refs/tags/$BASE_TAG" >/dev/null
+}
+
+record_sync() {
+	local tmp
+	tmp=$(mktemp -d)
+	export_to "$tmp"
+	series_digest "$tmp" >"$(sync_stamp)"
+	rm -rf "$tmp"
+}
+
+# is_prefix_of_series DIR: the patches in DIR are the first patches of the
+# series, byte for byte.
+is_prefix_of_series() {
+	local dir=$1 i=0 p mine
+	mapfile -t mine < "$dir/series"
+	while read -r p; do
+		[ "$i" -lt "${#mine[@]}" ] || break
+		[ "$p" = "${mine[$i]}" ] && cmp -s "$dir/$p" "$PATCH_DIR/$p" || return 1
+		i=$((i + 1))
+	done < <(series_patches)
+	[ "$i" -eq "${#mine[@]}" ]
+}
+
+apply_patch() {
+	local p=$1
+	if ! tree_git am -q --committer-date-is-author-date "$PATCH_DIR/$p"; then
+		tree_git am --abort || true
+		die "patch $p does not apply; the tree is left at the last good commit: $(git -C "$TREE" log -1 --format='%h %s')"
+	fi
+	record_sync
+}
+
+sync_tree_with_series() {
+	local tmp applied p n=0
+	if [ -d "$TREE/.git/rebase-apply" ]; then
+		warn "an interrupted 'git am' was found; aborting it"
+		tree_git am --abort
+	fi
+	if [ -n "$(git -C "$TREE" status --porcelain)" ]; then
+		git -C "$TREE" status --short | head -n 20 >&2
+		die "$TREE has uncommitted changes; commit and 'make export', or discard them"
+	fi
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' RETURN
+	export_to "$tmp"
+	if [ "$(series_digest "$tmp")" = "$(series_digest "$PATCH_DIR")" ]; then
+		info "tree is in step with the series ($(series_patches | wc -l) patches)"
+		record_sync
+		return
+	fi
+	if is_prefix_of_series "$tmp"; then
+		applied=$(wc -l <"$tmp/series")
+	elif [ "$(series_digest "$tmp")" = "$(cat "$(sync_stamp)" 2>/dev/null)" ]; then
+		info "the series changed since the tree was synced; re-applying from $BASE_TAG"
+		tree_git reset -q --hard "$BASE_TAG"
+		applied=0
+	else
+		die "$TREE holds commits not in kernel-patches/ (see 'make status'); export them or 'make reset-tree'"
+	fi
+	while read -r p; do
+		n=$((n + 1))
+		[ "$n" -le "$applied" ] && continue
+		info "applying $p"
+		apply_patch "$p"
+	done < <(series_patches)
+	info "tree at $(git -C "$TREE" log -1 --format='%h %s')"
+}
+
+check_base_version
+if ! tree_is_complete; then
+	create_base_tree
+fi
+sync_tree_with_series

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Install the Debian packages the branch needs, only those missing.
+# Run as root on Debian bookworm; a second run installs nothing.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+PACKAGES=(
+	"$(base_field package)"	# the kernel tarball the series applies to
+	gcc make bc flex bison libelf-dev libssl-dev python3 perl git ccache
+	qemu-system-x86 qemu-system-arm gcc-aarch64-linux-gnu
+	xz-utils
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+	if [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" != "install ok installed" ]; then
+		missing+=("$p")
+	fi
+done
+
+if [ "${#missing[@]}" -eq 0 ]; then
+	info "all ${#PACKAGES[@]} packages present"
+	exit 0
+fi
+[ "$(id -u)" -eq 0 ] || die "missing packages (${missing[*]}); run as root"
+info "installing: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+apt-get install -y -q --no-install-recommends "${missing[@]}"
