@@ -10,6 +10,9 @@ set -euo pipefail
 
 [ -x "$TREE/scripts/checkpatch.pl" ] || die "no prepared tree at $TREE: run 'make prepare'"
 IDS="$PATCH_DIR/upstream-ids"
+# checkpatch.pl runs scripts/spdxcheck.py with "env python3"; it needs the
+# python3-ply and python3-git that setup installs for Debian's python3.
+export PATH="/usr/bin:$PATH"
 
 # check_fixes PATCH: every "Fixes: <id> ("<subject>")" names a known commit.
 check_fixes() {
@@ -37,12 +40,12 @@ for p in "${patches[@]}"; do
 	out=$(cd "$TREE" && ./scripts/checkpatch.pl --strict --no-color \
 		--ignore UNKNOWN_COMMIT_ID "$p" 2>&1) && cp_ok=1 || cp_ok=0
 	fixes=$(check_fixes "$p") && fx_ok=1 || fx_ok=0
-	if [ "$cp_ok" = 1 ] && [ "$fx_ok" = 1 ] && ! grep -qE '^(WARNING|CHECK|ERROR)' <<<"$out"; then
+	if [ "$cp_ok" = 1 ] && [ "$fx_ok" = 1 ] && ! grep -qE '^(WARNING|CHECK|ERROR)|^Traceback' <<<"$out"; then
 		echo "ok   ${p##*/}"
 		passed=$((passed + 1))
 	else
 		echo "FAIL ${p##*/}"
-		grep -E -A3 '^(WARNING|CHECK|ERROR)' <<<"$out" | sed 's/^/    /' || true
+		grep -E -A3 '^(WARNING|CHECK|ERROR)|^Traceback' <<<"$out" | sed 's/^/    /' || true
 		[ -n "$fixes" ] && echo "$fixes"
 		failed=$((failed + 1))
 	fi

@@ -7,6 +7,7 @@ set -euo pipefail
 PACKAGES=(
 	"$(base_field package)"	# the kernel tarball the series applies to
 	gcc make bc flex bison libelf-dev libssl-dev python3 perl git ccache
+	python3-ply python3-git	# scripts/spdxcheck.py, run by checkpatch.pl
 	qemu-system-x86 qemu-system-arm gcc-aarch64-linux-gnu
 	xz-utils
 )
