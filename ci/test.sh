@@ -3,7 +3,8 @@
 # checkpatch every patch, run the KUnit suites under QEMU on x86_64 and
 # arm64. Prints how long each stage took and ends with one line
 # "N passed, N failed" summing every KUnit case of both arches and every
-# patch checked. Exits non-zero when anything failed.
+# patch checked, plus the export round trip. Exits non-zero when anything
+# failed.
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 LOGS="$TOP/build/logs"
@@ -46,6 +47,14 @@ run_gate() {
 	if ! stage prepare "$TOP/tools/prepare.sh"; then
 		failed=$((failed + 1))
 		return
+	fi
+
+	# Import then export without edits must give the patches back byte for
+	# byte: the freshly prepared tree must be in step with kernel-patches/.
+	if stage roundtrip "$TOP/tools/status.sh"; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
 	fi
 
 	stage checkpatch "$TOP/tools/checkpatch.sh"
