@@ -3,7 +3,7 @@ SHELL := /bin/bash
 TOOLS := tools
 ARCH ?= x86_64
 
-.PHONY: help setup prepare export status kunit kunit-all checkpatch test reset-tree
+.PHONY: help setup prepare export status kunit kunit-all checkpatch percommit test reset-tree
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -30,7 +30,10 @@ kunit-all: prepare ## run the KUnit suites on x86_64 and arm64
 checkpatch: prepare ## checkpatch --strict and Fixes: tags on every patch
 	@$(TOOLS)/checkpatch.sh
 
-test: ## the full gate: setup, prepare, checkpatch, KUnit on both arches
+percommit: prepare ## build and test every commit of the series on its own (x86_64)
+	@ci/percommit.sh
+
+test: ## the full gate: prepare, round trip, checkpatch, KUnit on both arches, per commit
 	@ci/test.sh
 
 reset-tree: ## delete build/linux (refuses while it holds unexported work)

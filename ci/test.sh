@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The full gate ("make test"): install what is missing, prepare the tree,
-# checkpatch every patch, run the KUnit suites under QEMU on x86_64 and
-# arm64. Prints how long each stage took and ends with one line
-# "N passed, N failed" summing every KUnit case of both arches and every
-# patch checked, plus the export round trip. Exits non-zero when anything
-# failed.
+# check the export round trip, checkpatch every patch, run the KUnit suites
+# under QEMU on x86_64 and arm64, then build and test every commit of the
+# series on its own (x86_64). Prints how long each stage took and ends with
+# one line "N passed, N failed" summing every KUnit case of both arches,
+# every patch checked, the round trip and every commit checked. Exits
+# non-zero when anything failed.
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 LOGS="$TOP/build/logs"
@@ -69,6 +70,11 @@ run_gate() {
 		printf '%s\n' "$line" | sed 's/^/    /'
 		add_counts "$(head -n 1 <<<"$line")"
 	done
+
+	# Every commit on its own (bisectability): one case per commit.
+	stage percommit "$TOP/ci/percommit.sh"
+	sed -n '/^# commit/,$p' "$LOGS/percommit.log" | sed 's/^/    /'
+	add_counts "$(tail -n 1 "$LOGS/percommit.log")"
 }
 
 start=$(date +%s)

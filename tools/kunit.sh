@@ -7,7 +7,7 @@
 # ARCH is x86_64 or arm64. Builds go to build/kunit-ARCH (kept between runs,
 # so rebuilds are incremental) through ccache. The raw kernel log is kept as
 # build/kunit-ARCH/test.log (kunit.py writes it) and the parsed results as
-# build/results/ARCH.json.
+# build/results/ARCH.json, or as $KUNIT_RESULTS when that is set.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -21,9 +21,9 @@ esac
 
 [ -d "$TREE/.git" ] || die "no prepared tree at $TREE: run 'make prepare'"
 build_dir="$TOP/build/kunit-$arch"
-results="$TOP/build/results"
-mkdir -p "$build_dir" "$results"
-rm -f "$results/$arch.json"
+json=${KUNIT_RESULTS:-$TOP/build/results/$arch.json}
+mkdir -p "$build_dir" "$(dirname "$json")"
+rm -f "$json"
 
 cc="ccache ${cross}gcc"
 args=(run --arch="$arch" --build_dir="$build_dir"
@@ -31,7 +31,7 @@ args=(run --arch="$arch" --build_dir="$build_dir"
 	--qemu_config="$TOP/kunit/qemu-$arch.py"
 	--jobs="$(nproc)" --timeout="${KUNIT_TIMEOUT:-600}"
 	--make_options "CC=$cc" --make_options "HOSTCC=ccache gcc"
-	--json="$results/$arch.json")
+	--json="$json")
 [ -n "$cross" ] && args+=(--cross_compile="$cross")
 
 cd "$TREE"

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Check every commit of the series on its own, in order: build it
+# incrementally for x86_64, run the KUnit suites present at that commit
+# under QEMU, and run checkpatch on its patch. Prints a table and fails
+# naming the first bad commit.
+#
+# Works in the prepared tree itself (checking out each commit detached and
+# returning to the branch at the end) and in its x86_64 build folder, so
+# each step rebuilds only what the commit touched. Needs a tree in step
+# with kernel-patches/ (make prepare; make status).
+set -uo pipefail
+. "$(dirname "$0")/../tools/lib.sh"
+
+LOGS="$TOP/build/logs/percommit"
+mkdir -p "$LOGS"
+"$TOP/tools/status.sh" >/dev/null || die "the tree is not in step with kernel-patches/ (make status)"
+branch=$(git -C "$TREE" symbolic-ref -q --short HEAD) || die "the tree is not on a branch"
+trap 'git -C "$TREE" checkout -q "$branch"' EXIT
+
+# kunitconfig_at COMMIT OUT: the lines of .kunitconfig whose options the
+# tree defines at COMMIT, so that each commit runs the suites it has.
+kunitconfig_at() {
+	local commit=$1 out=$2 line name
+	: >"$out"
+	while IFS= read -r line; do
+		name=$(sed -nE 's/^CONFIG_([A-Za-z0-9_]+)=.*/\1/p' <<<"$line")
+		[ -n "$name" ] || continue
+		if git -C "$TREE" grep -qE "^(menu)?config $name\$" "$commit" -- '*Kconfig*'; then
+			printf '%s\n' "$line" >>"$out"
+		fi
+	done <"$TOP/.kunitconfig"
+}
+
+mapfile -t commits < <(git -C "$TREE" rev-list --reverse "$BASE_TAG..$branch")
+mapfile -t patches < <(series_patches)
+[ "${#commits[@]}" -eq "${#patches[@]}" ] || die "the tree has ${#commits[@]} commits, the series ${#patches[@]} patches"
+
+rows=() first_bad="" passed=0 failed=0
+for i in "${!commits[@]}"; do
+	c=${commits[$i]} n=$(printf '%02d' $((i + 1)))
+	subject=$(git -C "$TREE" log -1 --format=%s "$c")
+	git -C "$TREE" checkout -q --detach "$c"
+	kunitconfig_at "$c" "$LOGS/$n.kunitconfig"
+
+	start=$(date +%s)
+	KUNITCONFIG="$LOGS/$n.kunitconfig" KUNIT_RESULTS="$LOGS/$n.json" \
+		"$TOP/tools/kunit.sh" x86_64 >"$LOGS/$n.kunit.log" 2>&1
+	secs=$(($(date +%s) - start))
+	if [ -f "$LOGS/$n.json" ]; then
+		build=ok
+		counts=$("$TOP/tools/kunit_counts.py" "x=$LOGS/$n.json" | head -n 1)
+		p=$(sed -nE 's/.* ([0-9]+) passed, ([0-9]+) failed.*/\1/p' <<<"$counts")
+		f=$(sed -nE 's/.* ([0-9]+) passed, ([0-9]+) failed.*/\2/p' <<<"$counts")
+	else
+		build=FAIL p=0 f=1
+	fi
+	if "$TOP/tools/checkpatch.sh" "$PATCH_DIR/${patches[$i]}" >"$LOGS/$n.checkpatch.log" 2>&1; then
+		cp=ok
+	else
+		cp=FAIL
+	fi
+
+	rows+=("$(printf '%s %.12s %-5s %5s %4s %4ss %-5s %.52s' "$n" "$c" "$build" "$p" "$f" "$secs" "$cp" "$subject")")
+	if [ "$build" = ok ] && [ "$f" -eq 0 ] && [ "$cp" = ok ]; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		[ -n "$first_bad" ] || first_bad="$n ${c:0:12} $subject"
+	fi
+	echo "${rows[-1]}"
+done
+
+echo
+printf '%s %-12s %-5s %5s %4s %5s %-5s %s\n' "#" commit build pass fail time cpatch subject
+printf '%s\n' "${rows[@]}"
+echo "logs: build/logs/percommit/"
+if [ -n "$first_bad" ]; then
+	echo "first bad commit: $first_bad"
+fi
+echo "percommit: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
