@@ -3,7 +3,7 @@ SHELL := /bin/bash
 TOOLS := tools
 ARCH ?= x86_64
 
-.PHONY: help setup prepare export status kunit kunit-all checkpatch percommit test reset-tree
+.PHONY: help setup prepare export status kunit kunit-all checkpatch percommit model vectors vectors-check test reset-tree
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -33,7 +33,16 @@ checkpatch: prepare ## checkpatch --strict and Fixes: tags on every patch
 percommit: prepare ## build and test every commit of the series on its own (x86_64)
 	@ci/percommit.sh
 
-test: ## the full gate: prepare, round trip, checkpatch, KUnit on both arches, per commit
+model: ## build the multipath hash model (tools/mphash) and run its unit tests
+	@$(MAKE) -s -C $(TOOLS)/mphash check
+
+vectors: prepare ## regenerate the golden vectors in the tree from the model
+	@$(TOOLS)/vectors.sh --write
+
+vectors-check: prepare ## check the tree's golden vectors equal the model's output
+	@$(TOOLS)/vectors.sh --check
+
+test: ## the full gate: model, prepare, round trip, vectors, checkpatch, KUnit x2, per commit
 	@ci/test.sh
 
 reset-tree: ## delete build/linux (refuses while it holds unexported work)

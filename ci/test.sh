@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The full gate ("make test"): install what is missing, prepare the tree,
-# check the export round trip, checkpatch every patch, run the KUnit suites
+# The full gate ("make test"): install what is missing, run the hash
+# model's unit tests, prepare the tree, check the export round trip and the
+# golden vectors against the model, checkpatch every patch, run the KUnit suites
 # under QEMU on x86_64 and arm64, then build and test every commit of the
 # series on its own (x86_64). Prints how long each stage took and ends with
 # one line "N passed, N failed" summing every KUnit case of both arches,
@@ -45,6 +46,11 @@ run_gate() {
 		failed=$((failed + 1))
 		return
 	fi
+
+	# The hash model's own unit tests need no kernel.
+	stage model make -s -C "$TOP/tools/mphash" check
+	add_counts "$(tail -n 1 "$LOGS/model.log")"
+
 	if ! stage prepare "$TOP/tools/prepare.sh"; then
 		failed=$((failed + 1))
 		return
@@ -57,6 +63,10 @@ run_gate() {
 	else
 		failed=$((failed + 1))
 	fi
+
+	# The golden table in the series is what the model generates.
+	stage vectors "$TOP/tools/vectors.sh" --check
+	add_counts "$(tail -n 1 "$LOGS/vectors.log")"
 
 	stage checkpatch "$TOP/tools/checkpatch.sh"
 	sed -n '/^FAIL/,$p' "$LOGS/checkpatch.log" | head -n 40

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the multipath hash model, without a kernel: published
+ * SipHash answers, the kernel's upper bound arithmetic, and the properties
+ * every policy documents. Prints one line per check that fails and a
+ * closing "N passed, N failed".
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "mphash.h"
+
+static int passed, failed;
+
+#define CHECK(cond, ...) do {						\
+	if (cond) {							\
+		passed++;						\
+	} else {							\
+		failed++;						\
+		printf("FAIL %s:%d: ", __func__, __LINE__);		\
+		printf(__VA_ARGS__);					\
+		printf("\n");						\
+	}								\
+} while (0)
+
+/* The SipHash-2-4 paper's test key 00..0f; answers from its vectors.h. */
+static void test_siphash_reference(void)
+{
+	static const uint64_t key[2] = { 0x0706050403020100ULL, 0x0f0e0d0c0b0a0908ULL };
+	uint8_t msg[15];
+	int i;
+
+	for (i = 0; i < 15; i++)
+		msg[i] = i;
+	CHECK(mph_siphash(msg, 0, key) == 0x726fdb47dd0e0e31ULL, "empty message");
+	CHECK(mph_siphash(msg, 8, key) == 0x93f5f5799a932462ULL, "8 bytes");
+	CHECK(mph_siphash(msg, 15, key) == 0xa129ca6149be45e5ULL, "15 bytes");
+}
+
+static void test_jhash_2words(void)
+{
+	CHECK(mph_jhash_2words(1, 2, 0) != mph_jhash_2words(2, 1, 0), "order matters");
+	CHECK(mph_jhash_2words(1, 2, 0) == mph_jhash_2words(1, 2, 0), "deterministic");
+	CHECK(mph_jhash_2words(1, 2, 0) != mph_jhash_2words(1, 2, 1), "initval matters");
+}
+
+/* fib_rebalance(): DIV_ROUND_CLOSEST_ULL((u64)w << 31, total) - 1 */
+static void test_upper_bounds(void)
+{
+	static const unsigned int even[] = { 1, 1 }, uneven[] = { 1, 2 };
+
+	CHECK(mph_upper_bound(even, 2, 0) == (1 << 30) - 1, "1,1 first");
+	CHECK(mph_upper_bound(even, 2, 1) == 0x7fffffff, "1,1 last");
+	CHECK(mph_upper_bound(uneven, 2, 0) == 715827882, "1,2 first: round(2^31 / 3) - 1");
+	CHECK(mph_select((1 << 30) - 1, even, 2) == 0, "hash on the bound stays");
+	CHECK(mph_select(1 << 30, even, 2) == 1, "hash past the bound moves on");
+	CHECK(mph_select(0x7fffffff, uneven, 2) == 1, "largest hash takes the last");
+}
+
+static struct mph_packet packet(int family, enum mph_encap encap)
+{
+	struct mph_packet p = { .encap = encap, .proto = 17, .sport = 4000, .dport = 53 };
+
+	p.outer.family = family;
+	mph_parse_addr(family == 4 ? "198.51.100.1" : "2001:db8:1::1", family, p.outer.saddr);
+	mph_parse_addr(family == 4 ? "203.0.113.2" : "2001:db8:2::2", family, p.outer.daddr);
+	p.outer.flowlabel = family == 6 ? 0x12345 : 0;
+	if (encap != MPH_PLAIN) {
+		p.inner.family = family;
+		mph_parse_addr(family == 4 ? "192.0.2.3" : "2001:db8:3::3", family, p.inner.saddr);
+		mph_parse_addr(family == 4 ? "10.0.0.4" : "2001:db8:4::4", family, p.inner.daddr);
+		p.inner.flowlabel = family == 6 ? 0xabcde : 0;
+	}
+	return p;
+}
+
+static void reverse(struct mph_packet *p)
+{
+	uint8_t t[16];
+	uint16_t port = p->sport;
+
+	memcpy(t, p->outer.saddr, 16);
+	memcpy(p->outer.saddr, p->outer.daddr, 16);
+	memcpy(p->outer.daddr, t, 16);
+	p->sport = p->dport;
+	p->dport = port;
+}
+
+/* Both directions of a flow hash alike (__flow_hash_consistentify()). */
+static void test_symmetric(void)
+{
+	int family, policy;
+
+	for (family = 4; family <= 6; family += 2) {
+		for (policy = 0; policy <= 3; policy++) {
+			struct mph_config cfg = { policy, 0x0037, 7 };
+			struct mph_packet p = packet(family, MPH_PLAIN), r = p;
+
+			reverse(&r);
+			CHECK(mph_hash(&cfg, &p) == mph_hash(&cfg, &r),
+			      "IPv%d policy %d", family, policy);
+		}
+	}
+}
+
+static int moves(const struct mph_config *cfg, struct mph_packet p,
+		 void (*change)(struct mph_packet *))
+{
+	uint32_t before = mph_hash(cfg, &p);
+
+	change(&p);
+	return mph_hash(cfg, &p) != before;
+}
+
+static void change_sport(struct mph_packet *p) { p->sport++; }
+static void change_src(struct mph_packet *p) { p->outer.saddr[3]++; }
+static void change_inner_src(struct mph_packet *p) { p->inner.saddr[3]++; }
+static void change_label(struct mph_packet *p) { p->outer.flowlabel++; }
+
+static void test_policies(void)
+{
+	struct mph_config l3 = { 0, 0, 1 }, l4 = { 1, 0, 1 }, l3_inner = { 2, 0, 1 };
+	struct mph_config ports = { 3, 0x0030, 1 }, inner = { 3, 0x0fc0, 1 };
+	struct mph_packet p4 = packet(4, MPH_PLAIN), p6 = packet(6, MPH_PLAIN);
+	struct mph_packet gre = packet(4, MPH_GRE), err = packet(6, MPH_ICMP_ERR);
+
+	CHECK(!moves(&l3, p4, change_sport), "policy 0 ignores ports");
+	CHECK(moves(&l3, p6, change_label), "policy 0 uses the IPv6 flow label");
+	CHECK(moves(&l4, p4, change_sport), "policy 1 uses ports");
+	CHECK(!moves(&l4, p6, change_label), "policy 1 ignores the flow label");
+	CHECK(!moves(&l4, gre, change_inner_src), "policy 1 stops at the tunnel");
+	CHECK(!moves(&l3_inner, gre, change_src), "policy 2 ignores outer addresses");
+	CHECK(moves(&l3_inner, gre, change_inner_src), "policy 2 uses inner addresses");
+	CHECK(!moves(&l3, err, change_src), "policy 0 ignores an ICMP error's own source");
+	CHECK(moves(&l3, err, change_inner_src), "policy 0 follows the quoted packet");
+	CHECK(!moves(&ports, p4, change_src), "ports mask ignores addresses");
+	CHECK(moves(&ports, p4, change_sport), "ports mask uses ports");
+	CHECK(mph_hash(&inner, &p4) == mph_jhash_2words(0, 0, 0) >> 1,
+	      "inner fields on a packet without encapsulation hash nothing");
+	CHECK(moves(&inner, gre, change_inner_src), "inner mask uses inner addresses");
+}
+
+/* An inner IPv6 header without flow label keeps the outer one in the keys. */
+static void test_inner_label_fallback(void)
+{
+	struct mph_config cfg = { 3, 0x0200, 1 };
+	struct mph_packet p = packet(6, MPH_GRE);
+
+	p.inner.flowlabel = 0;
+	CHECK(moves(&cfg, p, change_label), "outer label stands in for a zero inner label");
+}
+
+int main(void)
+{
+	test_siphash_reference();
+	test_jhash_2words();
+	test_upper_bounds();
+	test_symmetric();
+	test_policies();
+	test_inner_label_fallback();
+	printf("mphash model: %d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
