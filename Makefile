@@ -3,7 +3,7 @@ SHELL := /bin/bash
 TOOLS := tools
 ARCH ?= x86_64
 
-.PHONY: help setup prepare export status kunit kunit-all checkpatch percommit model vectors vectors-check test reset-tree
+.PHONY: help setup prepare export status kunit kunit-all checkpatch percommit model vectors vectors-check bisect bisect-demo test reset-tree
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -42,7 +42,13 @@ vectors: prepare ## regenerate the golden vectors in the tree from the model
 vectors-check: prepare ## check the tree's golden vectors equal the model's output
 	@$(TOOLS)/vectors.sh --check
 
-test: ## the full gate: model, prepare, round trip, vectors, checkpatch, KUnit x2, per commit
+bisect: ## find the commit that moved flows: make bisect TREE=dir GOOD=rev BAD=rev
+	@$(TOOLS)/bisect.sh "$(TREE)" "$(GOOD)" "$(BAD)"
+
+bisect-demo: prepare ## prove the bisect tool on a synthetic history (build/bisect-demo)
+	@ci/bisect_demo.sh
+
+test: ## the full gate (README lists its stages)
 	@ci/test.sh
 
 reset-tree: ## delete build/linux (refuses while it holds unexported work)

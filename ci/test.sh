@@ -3,10 +3,12 @@
 # model's unit tests, prepare the tree, check the export round trip and the
 # golden vectors against the model, checkpatch every patch, run the KUnit suites
 # under QEMU on x86_64 and arm64, then build and test every commit of the
-# series on its own (x86_64). Prints how long each stage took and ends with
-# one line "N passed, N failed" summing every KUnit case of both arches,
-# every patch checked, the round trip and every commit checked. Exits
-# non-zero when anything failed.
+# series on its own (x86_64), and prove the bisect tool on a synthetic
+# history. Prints how long each stage took and ends with one line
+# "N passed, N failed" summing every KUnit case of both arches, the model's
+# checks, every patch checked, the round trip, the vectors check, every
+# commit checked and the bisect demonstration. Exits non-zero when anything
+# failed.
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 LOGS="$TOP/build/logs"
@@ -85,6 +87,11 @@ run_gate() {
 	stage percommit "$TOP/ci/percommit.sh"
 	sed -n '/^# commit/,$p' "$LOGS/percommit.log" | sed 's/^/    /'
 	add_counts "$(tail -n 1 "$LOGS/percommit.log")"
+
+	# The bisect tool names the commit of a synthetic history that moves flows.
+	stage bisect-demo "$TOP/ci/bisect_demo.sh"
+	grep -E '^(bisect step|first bad|bisect-demo)' "$LOGS/bisect-demo.log" | sed 's/^/    /'
+	add_counts "$(tail -n 1 "$LOGS/bisect-demo.log")"
 }
 
 start=$(date +%s)

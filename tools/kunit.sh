@@ -4,8 +4,9 @@
 #
 #   tools/kunit.sh ARCH [extra kunit.py run arguments...]
 #
-# ARCH is x86_64 or arm64. Builds go to build/kunit-ARCH (kept between runs,
-# so rebuilds are incremental) through ccache. The raw kernel log is kept as
+# ARCH is x86_64 or arm64. Builds go to build/kunit-ARCH, or $KUNIT_BUILD_DIR
+# (kept between runs, so rebuilds are incremental), through ccache. The tree
+# is build/linux, or $TREE; the config .kunitconfig, or $KUNITCONFIG. The raw kernel log is kept as
 # build/kunit-ARCH/test.log (kunit.py writes it) and the parsed results as
 # build/results/ARCH.json, or as $KUNIT_RESULTS when that is set.
 set -euo pipefail
@@ -19,8 +20,8 @@ arm64) cross=aarch64-linux-gnu- ;;
 *) die "unknown arch '$arch' (x86_64 or arm64)" ;;
 esac
 
-[ -d "$TREE/.git" ] || die "no prepared tree at $TREE: run 'make prepare'"
-build_dir="$TOP/build/kunit-$arch"
+[ -e "$TREE/.git" ] || die "no kernel git tree at $TREE: run 'make prepare'"
+build_dir=${KUNIT_BUILD_DIR:-$TOP/build/kunit-$arch}
 json=${KUNIT_RESULTS:-$TOP/build/results/$arch.json}
 mkdir -p "$build_dir" "$(dirname "$json")"
 rm -f "$json"
