@@ -3,7 +3,7 @@ SHELL := /bin/bash
 TOOLS := tools
 ARCH ?= x86_64
 
-.PHONY: help setup prepare export status kunit kunit-all checkpatch percommit model vectors vectors-check bisect bisect-demo test reset-tree
+.PHONY: help setup prepare export status kunit kunit-all checkpatch percommit sanitize model vectors vectors-check bisect bisect-demo test reset-tree
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -29,6 +29,9 @@ kunit-all: prepare ## run the KUnit suites on x86_64 and arm64
 
 checkpatch: prepare ## checkpatch --strict and Fixes: tags on every patch
 	@$(TOOLS)/checkpatch.sh
+
+sanitize: prepare ## the suites under KASAN + UBSAN, failing on any report (ARCH=x86_64 or arm64)
+	@$(TOOLS)/sanitize.sh $(ARCH)
 
 percommit: prepare ## build and test every commit of the series on its own (x86_64)
 	@ci/percommit.sh

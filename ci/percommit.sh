@@ -49,8 +49,7 @@ for i in "${!commits[@]}"; do
 	if [ -f "$LOGS/$n.json" ]; then
 		build=ok
 		counts=$("$TOP/tools/kunit_counts.py" "x=$LOGS/$n.json" | head -n 1)
-		p=$(sed -nE 's/.* ([0-9]+) passed, ([0-9]+) failed.*/\1/p' <<<"$counts")
-		f=$(sed -nE 's/.* ([0-9]+) passed, ([0-9]+) failed.*/\2/p' <<<"$counts")
+		read -r p f <<<"$(counts "$counts")"
 	else
 		build=FAIL p=0 f=1
 	fi

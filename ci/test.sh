@@ -2,15 +2,16 @@
 # The full gate ("make test"): install what is missing, run the hash
 # model's unit tests, prepare the tree, check the export round trip and the
 # golden vectors against the model, checkpatch every patch, run the KUnit suites
-# under QEMU on x86_64 and arm64, then build and test every commit of the
+# under QEMU on x86_64 and arm64, again under KASAN and UBSAN (failing on any
+# report in the kernel log), then build and test every commit of the
 # series on its own (x86_64), and prove the bisect tool on a synthetic
 # history. Prints how long each stage took and ends with one line
-# "N passed, N failed" summing every KUnit case of both arches, the model's
-# checks, every patch checked, the round trip, the vectors check, every
-# commit checked and the bisect demonstration. Exits non-zero when anything
-# failed.
+# "N passed, N failed" summing every KUnit case of every run, the model's
+# checks, every patch checked, the round trip, the vectors check, the
+# sanitizer log scans, every commit checked and the bisect demonstration.
+# Exits non-zero when anything failed.
 set -uo pipefail
-TOP=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/../tools/lib.sh"
 LOGS="$TOP/build/logs"
 RESULTS="$TOP/build/results"
 mkdir -p "$LOGS"
@@ -37,10 +38,9 @@ stage() {
 # add_counts LINE: add a "... N passed, N failed ..." line to the totals.
 add_counts() {
 	local p f
-	p=$(sed -nE 's/.* ([0-9]+) passed, ([0-9]+) failed.*/\1/p' <<<"$1")
-	f=$(sed -nE 's/.* ([0-9]+) passed, ([0-9]+) failed.*/\2/p' <<<"$1")
-	passed=$((passed + ${p:-0}))
-	failed=$((failed + ${f:-1}))
+	read -r p f <<<"$(counts "$1")"
+	passed=$((passed + p))
+	failed=$((failed + f))
 }
 
 run_gate() {
@@ -81,6 +81,18 @@ run_gate() {
 		line=$("$TOP/tools/kunit_counts.py" "$arch=$RESULTS/$arch.json")
 		printf '%s\n' "$line" | sed 's/^/    /'
 		add_counts "$(head -n 1 <<<"$line")"
+	done
+
+	# Every suite again under KASAN and UBSAN; any report in the kernel
+	# log fails the run even when every case passed.
+	for arch in x86_64 arm64; do
+		stage "sanitizers-$arch" "$TOP/tools/sanitize.sh" "$arch"
+		grep -E "^$arch-sanitizers|^kernel log reports|^    (BUG|WARNING|UBSAN|KASAN)" \
+			"$LOGS/sanitizers-$arch.log" | sed 's/^/    /'
+		while read -r line; do
+			add_counts "$line"
+		done < <(grep -E "^$arch-sanitizers( reports)?: " "$LOGS/sanitizers-$arch.log" ||
+			echo "no counts")
 	done
 
 	# Every commit on its own (bisectability): one case per commit.

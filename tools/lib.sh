@@ -62,3 +62,11 @@ series_digest() {
 
 SYNC_STAMP_NAME=patchq-synced
 sync_stamp() { printf '%s/.git/%s' "$TREE" "$SYNC_STAMP_NAME"; }
+
+# counts LINE: "P F" from a "... P passed, F failed ..." line; "0 1" (one
+# failure) when the line has no counts, e.g. a tool that died early.
+counts() {
+	local pf
+	pf=$(sed -nE 's/.* ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' <<<"$1")
+	echo "${pf:-0 1}"
+}
