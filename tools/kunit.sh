@@ -9,6 +9,10 @@
 # is build/linux, or $TREE; the config .kunitconfig, or $KUNITCONFIG. The raw kernel log is kept as
 # build/kunit-ARCH/test.log (kunit.py writes it) and the parsed results as
 # build/results/ARCH.json, or as $KUNIT_RESULTS when that is set.
+#
+# kunit.py shows the compiler's output. The kernel builds this config without
+# warnings, so a compiler warning fails the run, tests passing or not, unless
+# KUNIT_ALLOW_WARNINGS=1 (bisecting history the series does not control).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -38,4 +42,12 @@ args=(run --arch="$arch" --build_dir="$build_dir"
 cd "$TREE"
 # Keep the tree free of __pycache__ folders, so "make status" stays quiet.
 export PYTHONDONTWRITEBYTECODE=1
-exec python3 tools/testing/kunit/kunit.py "${args[@]}" "$@"
+out="$build_dir/kunit.out"
+rc=0
+python3 tools/testing/kunit/kunit.py "${args[@]}" "$@" 2>&1 | tee "$out" ||
+	rc=${PIPESTATUS[0]}
+if [ "${KUNIT_ALLOW_WARNINGS:-0}" != 1 ] && grep -q ': warning: ' "$out"; then
+	grep ': warning: ' "$out" >&2
+	die "compiler warnings (listed above): the series must build without any"
+fi
+exit "$rc"
