@@ -1,34 +1,47 @@
 #!/usr/bin/env bash
-# Run every suite of the branch under KASAN (generic) and UBSAN for one
-# architecture (kunit/sanitizers.config layered on .kunitconfig), in its own
-# build folder, and fail when the kernel log holds any KASAN, UBSAN, WARNING
-# or BUG report, even if every test case passed.
+# Run the branch's suites for one architecture under a sanitizer, in its own
+# build folder, and fail when the kernel log holds any report, even if every
+# test case passed.
 #
-#   tools/sanitize.sh x86_64|arm64
+#   tools/sanitize.sh x86_64|arm64 [kasan|kcsan] [kunit.py run arguments...]
+#
+# kasan (the default): generic KASAN and UBSAN, kunit/sanitizers.config.
+# kcsan: the concurrency sanitizer, kunit/kcsan.config. Either fragment is
+# layered on .kunitconfig.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-arch=${1:?usage: tools/sanitize.sh x86_64|arm64}
-build_dir="$TOP/build/kunit-$arch-sanitizers"
-config="$TOP/build/sanitizers.kunitconfig"
-json="$TOP/build/results/$arch-sanitizers.json"
+arch=${1:?usage: tools/sanitize.sh x86_64|arm64 [kasan|kcsan] [kunit.py args...]}
+kind=${2:-kasan}
+shift $(($# < 2 ? $# : 2))
+case "$kind" in
+kasan) name=sanitizers fragment="$TOP/kunit/sanitizers.config" ;;
+kcsan) name=kcsan fragment="$TOP/kunit/kcsan.config" ;;
+*) die "unknown sanitizer '$kind' (kasan or kcsan)" ;;
+esac
+
+label="$arch-$name"
+build_dir="$TOP/build/kunit-$label"
+config="$TOP/build/$name.kunitconfig"
+json="$TOP/build/results/$label.json"
 mkdir -p "$TOP/build/results"
-cat "$TOP/.kunitconfig" "$TOP/kunit/sanitizers.config" >"$config"
+cat "$TOP/.kunitconfig" "$fragment" >"$config"
 
 KUNITCONFIG=$config KUNIT_BUILD_DIR=$build_dir KUNIT_RESULTS=$json \
-	KUNIT_TIMEOUT=1800 "$TOP/tools/kunit.sh" "$arch"
-"$TOP/tools/kunit_counts.py" "$arch-sanitizers=$json"
+	KUNIT_TIMEOUT=1800 "$TOP/tools/kunit.sh" "$arch" "$@"
+"$TOP/tools/kunit_counts.py" "$label=$json"
 cases=$?
 
 # Reports start with these words (mm/kasan/report.c, lib/ubsan.c,
-# kernel/panic.c __warn(), and the BUG: headers of oopses).
-reports=$(grep -E '^(BUG|WARNING|UBSAN|KASAN)[: ]|^ *(BUG: KASAN|UBSAN:)' \
+# kernel/kcsan/report.c, kernel/panic.c __warn(), and the BUG: headers of
+# oopses).
+reports=$(grep -E '^(BUG|WARNING|UBSAN|KASAN)[: ]|^ *(BUG: KASAN|BUG: KCSAN|UBSAN:)' \
 	"$build_dir/test.log" || true)
 if [ -n "$reports" ]; then
 	echo "kernel log reports ($build_dir/test.log):"
 	printf '%s\n' "$reports" | head -n 20 | sed 's/^/    /'
-	echo "$arch-sanitizers reports: 0 passed, 1 failed"
+	echo "$label reports: 0 passed, 1 failed"
 	exit 1
 fi
-echo "$arch-sanitizers reports: 1 passed, 0 failed"
+echo "$label reports: 1 passed, 0 failed"
 exit "$cases"
