@@ -3,7 +3,7 @@ SHELL := /bin/bash
 TOOLS := tools
 ARCH ?= x86_64
 
-.PHONY: help setup prepare export status kunit kunit-all checkpatch percommit sanitize kcsan model vectors vectors-check bisect bisect-demo test reset-tree
+.PHONY: help setup prepare export status kunit kunit-all checkpatch percommit sanitize kcsan bench model vectors vectors-check bisect bisect-demo test reset-tree
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -35,6 +35,9 @@ sanitize: prepare ## the suites under KASAN + UBSAN, failing on any report (ARCH
 
 kcsan: prepare ## the concurrency suite under KCSAN, failing on any report (ARCH=x86_64 or arm64)
 	@$(TOOLS)/sanitize.sh $(ARCH) kcsan 'net_multipath_hash_concurrency'
+
+bench: prepare ## figures, no pass/fail: hash cost per policy and turnaround vs raw kunit.py (BENCH=hash|turnaround, BENCH_COLD=0)
+	@$(TOOLS)/bench.sh $(BENCH)
 
 percommit: prepare ## build and test every commit of the series on its own (x86_64)
 	@ci/percommit.sh

@@ -7,7 +7,8 @@
 # Works in the prepared tree itself (checking out each commit detached and
 # returning to the branch at the end) and in its x86_64 build folder, so
 # each step rebuilds only what the commit touched. Needs a tree in step
-# with kernel-patches/ (make prepare; make status).
+# with kernel-patches/ (make prepare; make status). PERCOMMIT_LAST=N checks
+# only the last N commits (tools/bench.sh uses it).
 set -uo pipefail
 . "$(dirname "$0")/../tools/lib.sh"
 
@@ -36,7 +37,10 @@ mapfile -t patches < <(series_patches)
 [ "${#commits[@]}" -eq "${#patches[@]}" ] || die "the tree has ${#commits[@]} commits, the series ${#patches[@]} patches"
 
 rows=() first_bad="" passed=0 failed=0
+first=$(( ${#commits[@]} - ${PERCOMMIT_LAST:-${#commits[@]}} ))
+[ "$first" -ge 0 ] || first=0
 for i in "${!commits[@]}"; do
+	[ "$i" -ge "$first" ] || continue
 	c=${commits[$i]} n=$(printf '%02d' $((i + 1)))
 	subject=$(git -C "$TREE" log -1 --format=%s "$c")
 	git -C "$TREE" checkout -q --detach "$c"

@@ -2,7 +2,8 @@
 # One step of tools/bisect.sh, run by "git bisect run" in $TREE: build the
 # checked-out commit for x86_64 and run the golden multipath hash suite
 # under QEMU. Exit 0 when every vector passes, 1 when one fails, 125 (skip)
-# when the commit does not build or the kernel gives no results.
+# when the commit does not build or the kernel gives no results. Builds go
+# to build/kunit-bisect, or $BISECT_BUILD_DIR.
 #
 # A commit without the golden suite gets it for the step: the series'
 # patches that add the suite are applied to the work tree and removed after.
@@ -40,8 +41,9 @@ if ! grep -qs net_multipath_hash_golden "$TREE/$SUITE_FILE"; then
 fi
 
 json="$RESULTS/${commit:0:12}.json"
-KUNIT_ALLOW_WARNINGS=1 KUNIT_BUILD_DIR="$TOP/build/kunit-bisect" KUNITCONFIG="$TOP/kunit/golden.kunitconfig" \
-	KUNIT_RESULTS="$json" "$TOP/tools/kunit.sh" x86_64 net_multipath_hash_golden \
+KUNIT_ALLOW_WARNINGS=1 KUNIT_BUILD_DIR="${BISECT_BUILD_DIR:-$TOP/build/kunit-bisect}" \
+	KUNITCONFIG="$TOP/kunit/golden.kunitconfig" KUNIT_RESULTS="$json" \
+	"$TOP/tools/kunit.sh" x86_64 net_multipath_hash_golden \
 	>"$RESULTS/${commit:0:12}.log" 2>&1
 if [ ! -s "$json" ]; then
 	echo "bisect step ${commit:0:12}: no results (build or boot failed): skip"

@@ -35,6 +35,10 @@ cases=$?
 # Reports start with these words (mm/kasan/report.c, lib/ubsan.c,
 # kernel/kcsan/report.c, kernel/panic.c __warn(), and the BUG: headers of
 # oopses).
+if [ ! -s "$build_dir/test.log" ]; then
+	echo "$label reports: no kernel log ($build_dir/test.log): 0 passed, 1 failed"
+	exit 1
+fi
 reports=$(grep -E '^(BUG|WARNING|UBSAN|KASAN)[: ]|^ *(BUG: KASAN|BUG: KCSAN|UBSAN:)' \
 	"$build_dir/test.log" || true)
 if [ -n "$reports" ]; then

@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# Benchmarks. They print figures; nothing here passes or fails on a time.
+#
+#   tools/bench.sh hash        cost of the multipath hash per policy: the
+#                              suite net_multipath_hash_bench on x86_64
+#   tools/bench.sh turnaround  this project's commands next to raw kunit.py
+#                              doing the same work, timed in the same run
+#   tools/bench.sh             both
+#
+# Turnaround compares, each as ours / raw: cold build + run per arch (fresh
+# build folders; ours goes through ccache, raw kunit.py does not), build +
+# run after touching net/ipv4/route.c, the per-commit check per patch
+# (build, run, checkpatch) against a kunit.py run per commit, and one bisect
+# step against a kunit.py run of the golden suite. Same .kunitconfig and
+# QEMU settings on both sides. BENCH_COLD=0 skips the cold rows; the raw
+# folders are then built once, untimed, if missing. BENCH_COMMITS=N (4) is
+# how many of the last commits the per-commit rows walk. Logs and folders:
+# build/logs/bench/, build/bench/.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+LOGS="$TOP/build/logs/bench"
+DIRS="$TOP/build/bench"
+mkdir -p "$LOGS" "$DIRS"
+rows=()
+log=bench.log
+
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# timed VAR CMD...: run CMD, its output appended to $LOGS/$log, and store
+# how many milliseconds it took in VAR.
+timed() {
+	local -n elapsed=$1
+	shift
+	local t0
+	t0=$(now_ms)
+	if ! "$@" >>"$LOGS/$log" 2>&1; then
+		die "'$*' failed: see $LOGS/$log"
+	fi
+	elapsed=$(($(now_ms) - t0))
+}
+
+# row WHAT OURS_MS RAW_MS
+row() {
+	rows+=("$(awk -v w="$1" -v o="$2" -v r="$3" \
+		'BEGIN { printf "%-44s %8.1f s %8.1f s %6.2fx", w, o / 1000, r / 1000, o / r }')")
+	echo "${rows[-1]}"
+}
+
+# ours ARCH BUILD_DIR [kunit.py args...]: this project's run.
+ours() {
+	local arch=$1 dir=$2
+	shift 2
+	KUNIT_BUILD_DIR=$dir KUNIT_RESULTS="$LOGS/ours-$arch.json" \
+		"$TOP/tools/kunit.sh" "$arch" "$@"
+}
+
+# raw ARCH BUILD_DIR KUNITCONFIG [kunit.py args...]: kunit.py as a developer
+# types it in the tree, with the same config and QEMU settings.
+raw() {
+	local arch=$1 dir=$2 config=$3
+	shift 3
+	local args=(run --arch="$arch" --build_dir="$dir" --kunitconfig="$config"
+		--qemu_config="$TOP/kunit/qemu-$arch.py" --jobs="$(nproc)")
+	[ "$arch" = arm64 ] && args+=(--cross_compile=aarch64-linux-gnu-)
+	(cd "$TREE" && PYTHONDONTWRITEBYTECODE=1 python3 tools/testing/kunit/kunit.py \
+		"${args[@]}" "$@")
+}
+
+# built DIR: does DIR hold a kernel build?
+built() { [ -f "$1/vmlinux" ]; }
+
+cold_rows() {
+	local arch o r
+	for arch in x86_64 arm64; do
+		log=cold-$arch.log
+		rm -rf "$DIRS/ours-$arch" "$DIRS/raw-$arch"
+		timed o ours "$arch" "$DIRS/ours-$arch"
+		timed r raw "$arch" "$DIRS/raw-$arch" "$TOP/.kunitconfig"
+		row "cold build + run, $arch" "$o" "$r"
+	done
+}
+
+incremental_row() {
+	local o r
+	log=incremental.log
+	built "$DIRS/ours-x86_64" || ours x86_64 "$DIRS/ours-x86_64" >>"$LOGS/$log" 2>&1
+	built "$DIRS/raw-x86_64" ||
+		raw x86_64 "$DIRS/raw-x86_64" "$TOP/.kunitconfig" >>"$LOGS/$log" 2>&1
+	touch "$TREE/net/ipv4/route.c"
+	timed o ours x86_64 "$DIRS/ours-x86_64"
+	touch "$TREE/net/ipv4/route.c"
+	timed r raw x86_64 "$DIRS/raw-x86_64" "$TOP/.kunitconfig"
+	row "touch route.c, build + run, x86_64" "$o" "$r"
+}
+
+# The per-commit check of the last N commits (ci/percommit.sh, in the
+# x86_64 build folder) against a raw kunit.py run at each of those commits.
+percommit_rows() {
+	local n=${BENCH_COMMITS:-4} branch o r c
+	log=percommit.log
+	branch=$(git -C "$TREE" symbolic-ref -q --short HEAD) || die "the tree is not on a branch"
+	timed o env PERCOMMIT_LAST="$n" "$TOP/ci/percommit.sh"
+	r=0
+	for c in $(git -C "$TREE" rev-list --reverse "$BASE_TAG..$branch" | tail -n "$n"); do
+		local t
+		git -C "$TREE" checkout -q --detach "$c"
+		timed t raw x86_64 "$DIRS/raw-x86_64" "$TOP/.kunitconfig"
+		r=$((r + t))
+	done
+	git -C "$TREE" checkout -q "$branch"
+	row "per-commit check, per patch ($n patches)" $((o / n)) $((r / n))
+}
+
+# One step of tools/bisect.sh at the previous commit against a raw kunit.py
+# run of the golden suite there.
+bisect_row() {
+	local golden="$TOP/kunit/golden.kunitconfig" branch o r
+	log=bisect.log
+	branch=$(git -C "$TREE" symbolic-ref -q --short HEAD) || die "the tree is not on a branch"
+	export BISECT_RESULTS="$LOGS/bisect-results" BISECT_BUILD_DIR="$DIRS/ours-bisect"
+	mkdir -p "$BISECT_RESULTS"
+	# Both folders start from the branch head, as a bisect's previous step.
+	"$TOP/tools/bisect_step.sh" >>"$LOGS/$log" 2>&1 || true
+	raw x86_64 "$DIRS/raw-bisect" "$golden" net_multipath_hash_golden \
+		>>"$LOGS/$log" 2>&1
+	git -C "$TREE" checkout -q --detach HEAD~1
+	timed o "$TOP/tools/bisect_step.sh"
+	timed r raw x86_64 "$DIRS/raw-bisect" "$golden" net_multipath_hash_golden
+	git -C "$TREE" checkout -q "$branch"
+	row "one bisect step (golden suite), x86_64" "$o" "$r"
+}
+
+turnaround() {
+	"$TOP/tools/status.sh" >/dev/null || die "the tree is not in step with kernel-patches/ (make status)"
+	echo "turnaround on $(nproc) cores, ours / raw kunit.py (logs: build/logs/bench/)"
+	[ "${BENCH_COLD:-1}" = 0 ] || cold_rows
+	incremental_row
+	percommit_rows
+	bisect_row
+	echo
+	printf '%-44s %10s %10s %7s\n' "what" "ours" "raw" "ratio"
+	printf '%s\n' "${rows[@]}"
+}
+
+# The hash cost table, from the benchmark suite, which the default runs
+# leave out (kunit/bench.config turns it on).
+hash_bench() {
+	local config="$TOP/build/bench.kunitconfig"
+	cat "$TOP/.kunitconfig" "$TOP/kunit/bench.config" >"$config"
+	log=hash.log
+	KUNITCONFIG=$config KUNIT_BUILD_DIR="$DIRS/hash-x86_64" \
+		KUNIT_RESULTS="$LOGS/hash.json" \
+		"$TOP/tools/kunit.sh" x86_64 net_multipath_hash_bench >"$LOGS/$log" 2>&1 ||
+		die "the benchmark suite failed: see $LOGS/$log"
+	sed -n 's/^ *# mp_bench_hash: //p' "$DIRS/hash-x86_64/test.log"
+}
+
+case "${1:-all}" in
+hash) hash_bench ;;
+turnaround) turnaround ;;
+all) hash_bench && turnaround ;;
+*) die "usage: tools/bench.sh [hash|turnaround]" ;;
+esac
