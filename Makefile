@@ -3,7 +3,7 @@ SHELL := /bin/bash
 TOOLS := tools
 ARCH ?= x86_64
 
-.PHONY: help setup prepare export status kunit kunit-all checkpatch percommit sanitize kcsan bench model vectors vectors-check bisect bisect-demo test reset-tree
+.PHONY: help setup prepare export status kunit kunit-all checkpatch percommit sanitize kcsan bench vm selftests ioprio-e2e model vectors vectors-check bisect bisect-demo test reset-tree
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -38,6 +38,15 @@ kcsan: prepare ## the concurrency suite under KCSAN, failing on any report (ARCH
 
 bench: prepare ## figures, no pass/fail: hash cost per policy and turnaround vs raw kunit.py (BENCH=hash|turnaround, BENCH_COLD=0)
 	@$(TOOLS)/bench.sh $(BENCH)
+
+vm: prepare ## boot the branch kernel on the host's root (read-only 9p) and run CMD: make vm CMD='uname -a'
+	@$(TOOLS)/vm.sh -- $(CMD)
+
+selftests: setup prepare ## the three forwarding selftests of the series and the ioprio end-to-end check, in guests
+	@$(TOOLS)/selftests.sh && $(TOOLS)/vm.sh -- $(TOOLS)/ioprio_guest.sh
+
+ioprio-e2e: setup prepare ## the ioprio end-to-end check alone, in a guest (null_blk, mq-deadline, cgroup v2)
+	@$(TOOLS)/vm.sh -- $(TOOLS)/ioprio_guest.sh
 
 percommit: prepare ## build and test every commit of the series on its own (x86_64)
 	@ci/percommit.sh

@@ -4,11 +4,13 @@
 # golden vectors against the model, checkpatch every patch, run the KUnit suites
 # under QEMU on x86_64 and arm64, again under KASAN and UBSAN (failing on any
 # report in the kernel log), then build and test every commit of the
-# series on its own (x86_64), and prove the bisect tool on a synthetic
-# history. Prints how long each stage took and ends with one line
+# series on its own (x86_64), run the plain forwarding selftest and the
+# ioprio end-to-end check in a guest, and prove the bisect tool on a
+# synthetic history. Prints how long each stage took and ends with one line
 # "N passed, N failed" summing every KUnit case of every run, the model's
 # checks, every patch checked, the round trip, the vectors check, the
-# sanitizer log scans, every commit checked and the bisect demonstration.
+# sanitizer log scans, every commit checked, every selftest TEST line,
+# every ioprio end-to-end row and the bisect demonstration.
 # Exits non-zero when anything failed.
 set -uo pipefail
 . "$(dirname "$0")/../tools/lib.sh"
@@ -99,6 +101,17 @@ run_gate() {
 	stage percommit "$TOP/ci/percommit.sh"
 	sed -n '/^# commit/,$p' "$LOGS/percommit.log" | sed 's/^/    /'
 	add_counts "$(tail -n 1 "$LOGS/percommit.log")"
+
+	# The branch kernel in a guest on the host's root: the plain forwarding
+	# selftest of the custom hash (one case per TEST line) and the ioprio
+	# end-to-end check (one case per policy and input). The GRE variants
+	# run in "make selftests".
+	stage selftest "$TOP/tools/selftests.sh" custom_multipath_hash.sh
+	grep -E '^(==|    TEST: .*FAIL|selftests:)' "$LOGS/selftest.log" | sed 's/^/    /'
+	add_counts "$(grep -E '^selftests: ' "$LOGS/selftest.log" || echo "no counts")"
+	stage ioprio-e2e "$TOP/tools/vm.sh" -- "$TOP/tools/ioprio_guest.sh"
+	grep -E 'MISMATCH|^ioprio-e2e:' "$LOGS/ioprio-e2e.log" | sed 's/^/    /'
+	add_counts "$(grep -E '^ioprio-e2e: ' "$LOGS/ioprio-e2e.log" || echo "no counts")"
 
 	# The bisect tool names the commit of a synthetic history that moves flows.
 	stage bisect-demo "$TOP/ci/bisect_demo.sh"

@@ -10,6 +10,8 @@ PACKAGES=(
 	python3-ply python3-git	# scripts/spdxcheck.py, run by checkpatch.pl
 	qemu-system-x86 qemu-system-arm gcc-aarch64-linux-gnu
 	xz-utils
+	# what tools/selftests.sh and tools/ioprio_guest.sh run inside the guests
+	netsniff-ng iputils-ping jq iproute2 util-linux coreutils
 )
 
 missing=()

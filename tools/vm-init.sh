@@ -1,0 +1,33 @@
+#!/bin/sh
+# PID 1 of the guests tools/vm.sh boots: the host's root filesystem is "/",
+# read-only over virtio-9p. Mount what a test needs (proc, sys, dev, cgroup2,
+# tracefs, tmpfs wherever it writes), run the command tools/vm.sh left in the
+# file named by vm_cmd= on the kernel command line (the kernel hands such
+# parameters to init as environment variables), print its exit status on a
+# marker line, and power off.
+PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+HOME=/root
+export PATH HOME
+
+mount -t proc proc /proc || echo "vm-init: cannot mount /proc"
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+for dir in /tmp /run /var/tmp /root; do
+	mount -t tmpfs tmpfs "$dir"
+done
+mount -t cgroup2 cgroup2 /sys/fs/cgroup
+mount -t tracefs tracefs /sys/kernel/tracing
+mount -t debugfs debugfs /sys/kernel/debug
+ip link set lo up
+
+echo "vm-init: running $vm_cmd"
+cd /tmp
+/bin/bash "$vm_cmd"
+status=$?
+echo "vm-init: exit status $status"
+echo o >/proc/sysrq-trigger
+# The root filesystem goes with the power: nothing more to run.
+while :; do :; done

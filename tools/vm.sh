@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Boot the branch kernel under QEMU on the host's root filesystem, run one
+# command in it and pass back its output and exit status.
+#
+#   tools/vm.sh [--arch x86_64|arm64] [--build-only] [--] COMMAND [ARG...]
+#
+# The root filesystem is the host's "/", exported read-only over virtio-9p:
+# the guest sees the host's programs and this checkout, and writes only to
+# the tmpfs tools/vm-init.sh mounts (/tmp, /run, /var/tmp, /root). It has no
+# network device of its own. Nothing runs on the host's kernel.
+#
+# The kernel is built from the prepared tree (build/linux, or $TREE) into
+# build/vm-ARCH with kunit/vm.config, incrementally through ccache. The
+# console goes to stdout and to build/vm-ARCH/console.log; the command's
+# exit status becomes ours (125 when the guest gives none). VM_TIMEOUT
+# (seconds, 3600) bounds a run; VM_APPEND adds kernel parameters.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+arch=x86_64 build_only=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--arch) arch=$2; shift 2 ;;
+	--build-only) build_only=1; shift ;;
+	--) shift; break ;;
+	*) break ;;
+	esac
+done
+[ "$build_only" = 1 ] || [ $# -gt 0 ] || die "usage: tools/vm.sh [--arch ARCH] [--build-only] -- COMMAND..."
+
+case "$arch" in
+x86_64) cross= image=arch/x86/boot/bzImage console=ttyS0
+	qemu=(qemu-system-x86_64 -bios qboot.rom) ;;
+arm64) cross=aarch64-linux-gnu- image=arch/arm64/boot/Image console=ttyAMA0
+	qemu=(qemu-system-aarch64 -machine virt -cpu cortex-a57) ;;
+*) die "unknown arch '$arch' (x86_64 or arm64)" ;;
+esac
+[ -e "$TREE/.git" ] || die "no kernel git tree at $TREE: run 'make prepare'"
+
+out="$TOP/build/vm-$arch"
+fragment="$TOP/kunit/vm.config"
+mkdir -p "$out"
+kmake() {
+	make -C "$TREE" O="$out" ARCH="$arch" CROSS_COMPILE="$cross" \
+		CC="ccache ${cross}gcc" HOSTCC="ccache gcc" -j"$(nproc)" "$@"
+}
+
+# Every option of the fragment must come out as asked, as kunit.py checks.
+configure() {
+	local missing
+	if [ ! -f "$out/.config" ] || [ "$fragment" -nt "$out/.config" ]; then
+		cp "$fragment" "$out/.config"
+		kmake olddefconfig >/dev/null
+	fi
+	missing=$(grep -E '^CONFIG_' "$fragment" | grep -vxF -f "$out/.config" || true)
+	[ -z "$missing" ] || die "kunit/vm.config options not in the kernel config: $missing"
+}
+
+info "building the $arch guest kernel in build/vm-$arch"
+configure
+kmake "${image##*/}" >"$out/build.log" 2>&1 || {
+	tail -n 30 "$out/build.log" >&2
+	die "guest kernel build failed (build/vm-$arch/build.log)"
+}
+[ "$build_only" = 0 ] || exit 0
+
+# The command, as a script the guest reads through the read-only export.
+cmd="$out/command.sh"
+{
+	echo "cd $(printf '%q' "$PWD")"
+	printf '%q ' "$@"
+	echo
+} >"$cmd"
+
+append="console=$console root=hostroot rootfstype=9p ro"
+append+=" rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose"
+append+=" init=$TOP/tools/vm-init.sh vm_cmd=$cmd panic=-1 loglevel=4"
+append+=" ${VM_APPEND:-}"
+qemu+=(-nodefaults -nographic -no-reboot -m 2048 -smp 2 -serial stdio
+	-kernel "$out/$image" -append "$append"
+	-fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap
+	-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot)
+
+timeout "${VM_TIMEOUT:-3600}" "${qemu[@]}" </dev/null | tee "$out/console.log" || true
+status=$(sed -n 's/^vm-init: exit status \([0-9]*\).*/\1/p' "$out/console.log" | tail -n 1)
+if [ -z "$status" ]; then
+	echo "vm.sh: the guest gave no exit status (build/vm-$arch/console.log)" >&2
+	exit 125
+fi
+exit "$status"
