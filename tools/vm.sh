@@ -4,7 +4,8 @@
 #
 #   tools/vm.sh [--arch x86_64|arm64] [--build-only] [--] COMMAND [ARG...]
 #
-# The root filesystem is the host's "/", exported read-only over virtio-9p:
+# The root filesystem is the host's "/", exported read-only over virtio-9p
+# (so the guest's architecture must be the host's; --arch arm64 only builds):
 # the guest sees the host's programs and this checkout, and writes only to
 # the tmpfs tools/vm-init.sh mounts (/tmp, /run, /var/tmp, /root). It has no
 # network device of its own. Nothing runs on the host's kernel.
@@ -36,10 +37,21 @@ arm64) cross=aarch64-linux-gnu- image=arch/arm64/boot/Image console=ttyAMA0
 *) die "unknown arch '$arch' (x86_64 or arm64)" ;;
 esac
 [ -e "$TREE/.git" ] || die "no kernel git tree at $TREE: run 'make prepare'"
+# The guest runs the host's programs: an arm64 guest on an x86_64 host boots
+# (the 9p root mounts) but cannot exec its init (ENOEXEC). It needs a root
+# filesystem of its own architecture, which this tool does not make yet.
+host_arch=$(uname -m)
+[ "$build_only" = 1 ] || [ "$arch" = "${host_arch/aarch64/arm64}" ] ||
+	die "an $arch guest cannot run the $host_arch programs of the host's root filesystem"
 
 out="$TOP/build/vm-$arch"
-fragment="$TOP/kunit/vm.config"
 mkdir -p "$out"
+# kunit/vm.config, and kunit/vm-ARCH.config where the machine needs more.
+fragment="$out/vm.config"
+cat "$TOP/kunit/vm.config" $([ -f "$TOP/kunit/vm-$arch.config" ] &&
+	echo "$TOP/kunit/vm-$arch.config") >"$fragment.new"
+cmp -s "$fragment.new" "$fragment" || mv "$fragment.new" "$fragment"
+rm -f "$fragment.new"
 kmake() {
 	make -C "$TREE" O="$out" ARCH="$arch" CROSS_COMPILE="$cross" \
 		CC="ccache ${cross}gcc" HOSTCC="ccache gcc" -j"$(nproc)" "$@"
