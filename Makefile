@@ -43,7 +43,8 @@ vm: prepare ## boot the branch kernel on the host's root (read-only 9p) and run 
 	@$(TOOLS)/vm.sh -- $(CMD)
 
 selftests: setup prepare ## the three forwarding selftests of the series and the ioprio end-to-end check, in guests
-	@$(TOOLS)/selftests.sh && $(TOOLS)/vm.sh -- $(TOOLS)/ioprio_guest.sh
+	@$(TOOLS)/selftests.sh
+	@$(MAKE) -s ioprio-e2e
 
 ioprio-e2e: setup prepare ## the ioprio end-to-end check alone, in a guest (null_blk, mq-deadline, cgroup v2)
 	@$(TOOLS)/vm.sh -- $(TOOLS)/ioprio_guest.sh
