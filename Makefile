@@ -3,7 +3,7 @@ SHELL := /bin/bash
 TOOLS := tools
 ARCH ?= x86_64
 
-.PHONY: help setup prepare export status kunit kunit-all checkpatch percommit sanitize kcsan bench vm selftests ioprio-e2e model vectors vectors-check bisect bisect-demo test reset-tree
+.PHONY: help setup prepare export sendable status kunit kunit-all checkpatch percommit sanitize kcsan bench vm selftests ioprio-e2e model vectors vectors-check bisect bisect-demo test reset-tree
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -17,6 +17,9 @@ prepare: setup ## unpack the tarball into build/linux and apply the series
 
 export: ## write the tree's commits back to kernel-patches/
 	@$(TOOLS)/export.sh
+
+sendable: prepare ## write each group as a ready-to-send set (cover letter + patches) in build/send/GROUP/
+	@$(TOOLS)/sendable.sh
 
 status: ## fail if the tree holds work not exported to kernel-patches/
 	@$(TOOLS)/status.sh

@@ -63,7 +63,8 @@ for i in "${!commits[@]}"; do
 		cp=FAIL
 	fi
 
-	rows+=("$(printf '%s %.12s %-5s %5s %4s %4ss %-5s %.52s' "$n" "$c" "$build" "$p" "$f" "$secs" "$cp" "$subject")")
+	group=${patches[$i]%%/*}
+	rows+=("$(printf '%s %-8s %.12s %-5s %5s %4s %4ss %-5s %.52s' "$n" "$group" "$c" "$build" "$p" "$f" "$secs" "$cp" "$subject")")
 	if [ "$build" = ok ] && [ "$f" -eq 0 ] && [ "$cp" = ok ]; then
 		passed=$((passed + 1))
 	else
@@ -74,7 +75,7 @@ for i in "${!commits[@]}"; do
 done
 
 echo
-printf '%s %-12s %-5s %5s %4s %5s %-5s %s\n' "#" commit build pass fail time cpatch subject
+printf '%s %-8s %-12s %-5s %5s %4s %5s %-5s %s\n' "#" group commit build pass fail time cpatch subject
 printf '%s\n' "${rows[@]}"
 echo "logs: build/logs/percommit/"
 if [ -n "$first_bad" ]; then

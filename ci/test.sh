@@ -5,7 +5,8 @@
 # under QEMU on x86_64 and arm64, again under KASAN and UBSAN on x86_64
 # (failing on any report in the kernel log), then build and test every commit of the
 # series on its own (x86_64), run the plain forwarding selftest and the
-# ioprio end-to-end check in a guest, and prove the bisect tool on a
+# ioprio end-to-end check in a guest (the latter also from copies of the
+# checkout under /tmp and /root), and prove the bisect tool on a
 # synthetic history. Prints how long each stage took and ends with one line
 # "N passed, N failed" summing every KUnit case of every run, the model's
 # checks, every patch checked, the round trip, the vectors check, the
@@ -112,6 +113,11 @@ run_gate() {
 	stage ioprio-e2e "$TOP/tools/vm.sh" -- "$TOP/tools/ioprio_guest.sh"
 	grep -E 'MISMATCH|^ioprio-e2e:' "$LOGS/ioprio-e2e.log" | sed 's/^/    /'
 	add_counts "$(grep -E '^ioprio-e2e: ' "$LOGS/ioprio-e2e.log" || echo "no counts")"
+	# The same check from copies of this checkout under /tmp and /root,
+	# which the guest covers with tmpfs: guests work from any checkout.
+	stage guest-paths "$TOP/ci/guest_paths.sh"
+	grep -E '^(==|    |guest-paths:)' "$LOGS/guest-paths.log" | sed 's/^/    /'
+	add_counts "$(tail -n 1 "$LOGS/guest-paths.log")"
 
 	# The bisect tool names the commit of a synthetic history that moves flows.
 	stage bisect-demo "$TOP/ci/bisect_demo.sh"

@@ -5,39 +5,49 @@
 # when the commit does not build or the kernel gives no results. Builds go
 # to build/kunit-bisect, or $BISECT_BUILD_DIR.
 #
-# A commit without the golden suite gets it for the step: the series'
-# patches that add the suite are applied to the work tree and removed after.
+# A commit without the golden suite gets it for the step, from the branch's
+# prepared tree ($BRANCH_TREE, build/linux by default): the suite's files,
+# a Makefile with only them, and the branch's changes to net/ipv4/Kconfig,
+# net/ipv4/Makefile and fib_semantics.c / fib_lookup.h (which make
+# fib_rebalance() visible to it). They are removed after the step.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 RESULTS=${BISECT_RESULTS:?}
-SUITE_FILE=net/ipv4/tests/multipath_hash_kunit.c
+BRANCH_TREE=${BRANCH_TREE:-$TOP/build/linux}
+TESTS=net/ipv4/tests
+KIT_FILES=(multipath_hash_kunit.h multipath_hash_util.c multipath_hash_golden_kunit.c)
+KIT_CHANGES=(net/ipv4/Kconfig net/ipv4/Makefile net/ipv4/fib_lookup.h net/ipv4/fib_semantics.c)
 commit=$(git -C "$TREE" rev-parse HEAD)
-
-# The series patches that create the test file and add the golden vectors.
-suite_patches() {
-	grep -l "^+++ b/$SUITE_FILE" $(series_patches | sed "s|^|$PATCH_DIR/|") |
-		while read -r p; do
-			if grep -q "^new file mode" "$p" || grep -q "net_multipath_hash_golden" "$p"; then
-				echo "$p"
-			fi
-		done
-}
 
 restore_tree() {
 	git -C "$TREE" reset -q --hard
-	git -C "$TREE" clean -fdqx -- net/ipv4/tests net/ipv4/.kunitconfig
+	git -C "$TREE" clean -fdqx -- "$TESTS"
 }
 
-if ! grep -qs net_multipath_hash_golden "$TREE/$SUITE_FILE"; then
-	trap restore_tree EXIT
-	for p in $(suite_patches); do
-		if ! git -C "$TREE" apply "$p"; then
-			echo "bisect step ${commit:0:12}: cannot apply ${p##*/}: skip"
-			exit 125
-		fi
+# add_golden_kit: put the golden suite into the work tree; fails when the
+# branch's changes do not apply to this commit.
+add_golden_kit() {
+	local f
+	git -C "$BRANCH_TREE" diff "$BASE_TAG" HEAD -- "${KIT_CHANGES[@]}" |
+		git -C "$TREE" apply || return 1
+	mkdir -p "$TREE/$TESTS"
+	for f in "${KIT_FILES[@]}"; do
+		git -C "$BRANCH_TREE" show "HEAD:$TESTS/$f" >"$TREE/$TESTS/$f" || return 1
 	done
-	echo "bisect step ${commit:0:12}: golden suite applied for this step"
+	printf '%s\n' \
+		'obj-$(CONFIG_IP_MULTIPATH_HASH_KUNIT_TEST) += multipath_hash_kunit.o' \
+		'multipath_hash_kunit-y := multipath_hash_util.o multipath_hash_golden_kunit.o' \
+		>"$TREE/$TESTS/Makefile"
+}
+
+if ! grep -qs net_multipath_hash_golden "$TREE/$TESTS/multipath_hash_golden_kunit.c"; then
+	trap restore_tree EXIT
+	if ! add_golden_kit; then
+		echo "bisect step ${commit:0:12}: cannot add the golden suite: skip"
+		exit 125
+	fi
+	echo "bisect step ${commit:0:12}: golden suite added for this step"
 fi
 
 json="$RESULTS/${commit:0:12}.json"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Write the prepared tree's commits since the base back to kernel-patches/
-# (one "git format-patch" file per commit, plus the series file).
+# (one "git format-patch" file per commit in the folder of its group, plus
+# the series file). Cover letters are written by hand and left alone.
 #
 # The output depends only on the commits: a tree made by prepare and
 # exported without edits gives byte-identical patches.
@@ -18,9 +19,14 @@ trap 'rm -rf "$tmp"' EXIT
 export_to "$tmp"
 
 rm -f "$PATCH_DIR"/*.patch
-cp "$tmp"/*.patch "$PATCH_DIR"/ 2>/dev/null || true
+for g in $(group_names); do
+	mkdir -p "$PATCH_DIR/$g"
+	rm -f "$PATCH_DIR/$g"/*.patch
+	cp "$tmp/$g"/*.patch "$PATCH_DIR/$g"/ 2>/dev/null || true
+done
 {
-	echo "# Applied in this order on top of the base named in BASE."
+	echo "# Applied in this order on top of the base named in BASE; the groups"
+	echo "# (the folders) are listed in kernel-patches/groups."
 	cat "$tmp/series"
 } >"$SERIES"
 series_digest "$tmp" >"$(sync_stamp)"

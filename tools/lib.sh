@@ -30,24 +30,62 @@ tree_git() {
 		-c format.signature= -c commit.gpgsign=false "$@"
 }
 
-# series_patches: the patch file names listed in series, in order.
+# series_patches: the patch files listed in series, in order, as paths
+# relative to kernel-patches/ ("GROUP/NNNN-subject.patch").
 series_patches() {
 	[ -f "$SERIES" ] || return 0
 	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$SERIES"
 }
 
-# export_to DIR: format the tree's commits since the base into DIR, with a
-# series file. Output depends only on the commits, not on local git config.
-export_to() {
-	local out=$1 f
-	mkdir -p "$out"
-	tree_git format-patch --quiet --zero-commit --no-signature \
-		--no-numbered --diff-algorithm=myers \
-		-o "$out" "$BASE_TAG..HEAD" >/dev/null
-	: >"$out/series"
-	for f in "$out"/*.patch; do
-		if [ -e "$f" ]; then printf '%s\n' "${f##*/}" >>"$out/series"; fi
+# The series is cut into groups, one per tree the patches would be sent
+# to, in the order they apply (kernel-patches/groups: "NAME PREFIX...").
+# Each group's patches and cover letter live in kernel-patches/NAME/. In
+# the prepared tree, branch group/NAME marks the last commit of every group
+# but the last, which ends at HEAD; "git rebase -i --update-refs" (the
+# tree's default, set by prepare) moves those branches with the commits.
+GROUPS_FILE="$PATCH_DIR/groups"
+group_names() { sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$GROUPS_FILE" | awk '{ print $1 }'; }
+group_prefix() { sed -e 's/#.*//' "$GROUPS_FILE" | awk -v g="$1" '$1 == g { $1 = ""; sub(/^ /, ""); print }'; }
+group_ref() { printf 'refs/heads/group/%s' "$1"; }
+
+# group_ranges: "NAME FROM TO" for each group, in order: the commits of a
+# group are FROM..TO, after the previous group's branch up to its own (the
+# last group's, or the first group's without a branch: HEAD, after which
+# no group follows).
+group_ranges() {
+	local from last to g
+	from=$(git -C "$TREE" rev-parse "$BASE_TAG")
+	last=$(group_names | tail -n 1)
+	for g in $(group_names); do
+		to=$(git -C "$TREE" rev-parse HEAD)
+		if [ "$g" != "$last" ] &&
+			git -C "$TREE" rev-parse -q --verify "$(group_ref "$g")" >/dev/null; then
+			to=$(git -C "$TREE" rev-parse "$(group_ref "$g")")
+		fi
+		git -C "$TREE" merge-base --is-ancestor "$from" "$to" ||
+			die "group/$g is not after the groups before it in the tree"
+		echo "$g $from $to"
+		[ "$to" != "$(git -C "$TREE" rev-parse HEAD)" ] || break
+		from=$to
 	done
+}
+
+# export_to DIR: format the tree's commits since the base into DIR/GROUP/,
+# with a series file. Output depends only on the commits, not on local git
+# config.
+export_to() {
+	local out=$1 g from to f
+	mkdir -p "$out"
+	: >"$out/series"
+	while read -r g from to; do
+		mkdir -p "$out/$g"
+		tree_git format-patch --quiet --zero-commit --no-signature \
+			--no-numbered --diff-algorithm=myers \
+			-o "$out/$g" "$from..$to" >/dev/null
+		for f in "$out/$g"/*.patch; do
+			if [ -e "$f" ]; then printf '%s/%s\n' "$g" "${f##*/}" >>"$out/series"; fi
+		done
+	done < <(group_ranges)
 }
 
 # series_digest DIR: one hash over the patch names a series file lists

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Unpack the Debian kernel tarball into build/linux, make it a git repo with
-# the base tagged, and apply kernel-patches/series one commit per patch.
+# the base tagged, and apply kernel-patches/series one commit per patch,
+# marking the end of each group of the series with a branch group/NAME.
 #
 # Safe to re-run: a tree already in step with the series is left alone (so
 # incremental builds stay incremental); a tree behind the series gets the
@@ -84,8 +85,27 @@ apply_patch() {
 	record_sync
 }
 
+# mark_group_end PATCH NEXT: after the last patch of a group (the next patch
+# is in another group, or there is none), point the group's branch at HEAD;
+# the last group ends at HEAD and has none.
+mark_group_end() {
+	local group=${1%%/*} next=$2
+	[ "${next%%/*}" != "$group" ] || return 0
+	[ "$group" != "$(group_names | tail -n 1)" ] || return 0
+	git -C "$TREE" branch -f "group/$group" HEAD
+}
+
+drop_group_refs() {
+	local g
+	for g in $(group_names); do
+		git -C "$TREE" update-ref -d "$(group_ref "$g")"
+	done
+}
+
 sync_tree_with_series() {
-	local tmp applied p n=0
+	local tmp applied n patches
+	# Commits inserted with "git rebase -i" move the group branches along.
+	git -C "$TREE" config rebase.updateRefs true
 	if [ -d "$TREE/.git/rebase-apply" ]; then
 		warn "an interrupted 'git am' was found; aborting it"
 		tree_git am --abort
@@ -107,16 +127,18 @@ sync_tree_with_series() {
 	elif [ "$(series_digest "$tmp")" = "$(cat "$(sync_stamp)" 2>/dev/null)" ]; then
 		info "the series changed since the tree was synced; re-applying from $BASE_TAG"
 		tree_git reset -q --hard "$BASE_TAG"
+		drop_group_refs
 		applied=0
 	else
 		die "$TREE holds commits not in kernel-patches/ (see 'make status'); export them or 'make reset-tree'"
 	fi
-	while read -r p; do
-		n=$((n + 1))
-		[ "$n" -le "$applied" ] && continue
-		info "applying $p"
-		apply_patch "$p"
-	done < <(series_patches)
+	mapfile -t patches < <(series_patches)
+	for n in "${!patches[@]}"; do
+		[ "$n" -lt "$applied" ] && continue
+		info "applying ${patches[$n]}"
+		apply_patch "${patches[$n]}"
+		mark_group_end "${patches[$n]}" "${patches[$((n + 1))]:-}"
+	done
 	info "tree at $(git -C "$TREE" log -1 --format='%h %s')"
 }
 

@@ -8,7 +8,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-FILE="$TREE/net/ipv4/tests/multipath_hash_kunit.c"
+FILE="$TREE/net/ipv4/tests/multipath_hash_golden_kunit.c"
 BEGIN='/* BEGIN GOLDEN VECTORS */'
 END='/* END GOLDEN VECTORS */'
 

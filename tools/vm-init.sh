@@ -1,10 +1,11 @@
 #!/bin/sh
 # PID 1 of the guests tools/vm.sh boots: the host's root filesystem is "/",
 # read-only over virtio-9p. Mount what a test needs (proc, sys, dev, cgroup2,
-# tracefs, tmpfs wherever it writes), run the command tools/vm.sh left in the
-# file named by vm_cmd= on the kernel command line (the kernel hands such
-# parameters to init as environment variables), print its exit status on a
-# marker line, and power off.
+# tracefs, tmpfs wherever it writes), mount the checkout (and tree) exports
+# named by vm_shares= at their host paths, over those tmpfs mounts where they
+# lie under one, run the command tools/vm.sh left in the file named by
+# vm_cmd= (the kernel hands unknown parameters to init as environment
+# variables), print its exit status on a marker line, and power off.
 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 HOME=/root
 export PATH HOME
@@ -23,10 +24,25 @@ mount -t tracefs tracefs /sys/kernel/tracing
 mount -t debugfs debugfs /sys/kernel/debug
 ip link set lo up
 
+# share0 is mounted at the first path of vm_shares, share1 at the second...
+i=0
+for dir in $(echo "${vm_shares:-}" | tr ':' ' '); do
+	mkdir -p "$dir" &&
+		mount -t 9p -o ro,trans=virtio,version=9p2000.L,msize=262144,cache=loose \
+			"share$i" "$dir" ||
+		echo "vm-init: cannot mount the host's $dir in the guest"
+	i=$((i + 1))
+done
+
 echo "vm-init: running $vm_cmd"
 cd /tmp
-/bin/bash "$vm_cmd"
-status=$?
+if [ -r "$vm_cmd" ]; then
+	/bin/bash "$vm_cmd"
+	status=$?
+else
+	echo "vm-init: cannot read the command file $vm_cmd in the guest"
+	status=126
+fi
 echo "vm-init: exit status $status"
 echo o >/proc/sysrq-trigger
 # The root filesystem goes with the power: nothing more to run.

@@ -6,12 +6,17 @@
 #
 # The root filesystem is the host's "/", exported read-only over virtio-9p
 # (so the guest's architecture must be the host's; --arch arm64 only builds):
-# the guest sees the host's programs and this checkout, and writes only to
-# the tmpfs tools/vm-init.sh mounts (/tmp, /run, /var/tmp, /root). It has no
-# network device of its own. Nothing runs on the host's kernel.
+# the guest sees the host's programs, and writes only to the tmpfs
+# tools/vm-init.sh mounts (/tmp, /run, /var/tmp, /root). Those tmpfs mounts
+# would hide a checkout under one of them, so this checkout (and the kernel
+# tree, when $TREE lies outside it) is exported again, read-only, and
+# mounted by tools/vm-init.sh at its host path after the tmpfs mounts: the
+# guest sees it at the same path wherever it is. The guest has no network
+# device of its own. Nothing runs on the host's kernel.
 #
 # The kernel is built from the prepared tree (build/linux, or $TREE) into
-# build/vm-ARCH with kunit/vm.config, incrementally through ccache. The
+# build/vm-ARCH (or $VM_BUILD_DIR) with kunit/vm.config, incrementally
+# through ccache. The
 # console goes to stdout and to build/vm-ARCH/console.log; the command's
 # exit status becomes ours (125 when the guest gives none). VM_TIMEOUT
 # (seconds, 3600) bounds a run; VM_APPEND adds kernel parameters.
@@ -44,7 +49,7 @@ host_arch=$(uname -m)
 [ "$build_only" = 1 ] || [ "$arch" = "${host_arch/aarch64/arm64}" ] ||
 	die "an $arch guest cannot run the $host_arch programs of the host's root filesystem"
 
-out="$TOP/build/vm-$arch"
+out=${VM_BUILD_DIR:-$TOP/build/vm-$arch}
 mkdir -p "$out"
 # kunit/vm.config, and kunit/vm-ARCH.config where the machine needs more.
 fragment="$out/vm.config"
@@ -76,10 +81,27 @@ kmake "${image##*/}" >"$out/build.log" 2>&1 || {
 }
 [ "$build_only" = 0 ] || exit 0
 
-# The command, as a script the guest reads through the read-only export.
-cmd="$out/command.sh"
+# The host folders the guest sees at their own paths (see above). Kernel
+# parameters cannot hold blanks, so neither can these paths.
+shares=("$TOP")
+case "$(realpath "$TREE")/" in
+"$TOP"/*) ;;
+*) shares+=("$(realpath "$TREE")") ;;
+esac
+for dir in "${shares[@]}"; do
+	case "$dir" in
+	*[[:space:]:]*) die "the guest cannot mount '$dir': blank or ':' in the path" ;;
+	esac
+done
+
+# The command, as a script in this checkout that the guest reads through
+# the checkout's export. It fails with a message naming the folder when the
+# guest cannot enter the one the command was given in.
+cmd="$TOP/build/guest/command-$arch.sh"
+mkdir -p "${cmd%/*}"
 {
-	echo "cd $(printf '%q' "$PWD")"
+	printf 'cd %q || { echo "vm-init: no folder %q in the guest" >&2; exit 126; }\n' \
+		"$PWD" "$PWD"
 	printf '%q ' "$@"
 	echo
 } >"$cmd"
@@ -87,11 +109,16 @@ cmd="$out/command.sh"
 append="console=$console root=hostroot rootfstype=9p ro"
 append+=" rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose"
 append+=" init=$TOP/tools/vm-init.sh vm_cmd=$cmd panic=-1 loglevel=4"
+append+=" vm_shares=$(IFS=:; echo "${shares[*]}")"
 append+=" ${VM_APPEND:-}"
 qemu+=(-nodefaults -nographic -no-reboot -m 2048 -smp 2 -serial stdio
 	-kernel "$out/$image" -append "$append"
 	-fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap
 	-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot)
+for i in "${!shares[@]}"; do
+	qemu+=(-fsdev "local,id=share$i,path=${shares[$i]},security_model=none,readonly=on,multidevs=remap"
+		-device "virtio-9p-pci,fsdev=share$i,mount_tag=share$i")
+done
 
 timeout "${VM_TIMEOUT:-3600}" "${qemu[@]}" </dev/null | tee "$out/console.log" || true
 status=$(sed -n 's/^vm-init: exit status \([0-9]*\).*/\1/p' "$out/console.log" | tail -n 1)

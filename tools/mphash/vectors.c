@@ -3,7 +3,7 @@
  * mphash-vectors: print the golden multipath hash vectors, computed by the
  * model in mphash.c, as the C table of the kernel's golden KUnit suite
  * (between the GOLDEN VECTORS markers of
- * net/ipv4/tests/multipath_hash_kunit.c). The output depends on nothing
+ * net/ipv4/tests/multipath_hash_golden_kunit.c). The output depends on nothing
  * but this file and the model: the same table on every machine.
  *
  * The set covers IPv4 and IPv6; no encapsulation, GRE and IP-in-IP with

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Prove that the guests work from a checkout anywhere, in particular under
+# the folders tools/vm-init.sh covers with tmpfs (/tmp, /root): copy this
+# checkout's tracked files to a fresh folder under each of them and run the
+# ioprio end-to-end check from that copy, with the copy's own tools/ and
+# command file. The guest kernel and the tree are this checkout's (built
+# once, reused). Ends with "guest-paths: N passed, N failed", one case per
+# folder.
+#
+#   ci/guest_paths.sh [PARENT...]     (default: /tmp /root)
+set -uo pipefail
+. "$(dirname "$0")/../tools/lib.sh"
+
+[ $# -gt 0 ] || set -- /tmp /root
+mkdir -p "$TOP/build/logs"
+"$TOP/tools/vm.sh" --build-only || die "cannot build the guest kernel"
+
+copies=()
+trap 'rm -rf "${copies[@]}"' EXIT
+passed=0 failed=0
+for parent in "$@"; do
+	copy=$(mktemp -d "$parent/mphash-ioprio-checkout.XXXXXX") || die "cannot make a folder in $parent"
+	copies+=("$copy")
+	git -C "$TOP" ls-files -z | tar -C "$TOP" --null -T - -cf - | tar -C "$copy" -xf -
+	echo "== checkout copy in $copy"
+	if (cd "$copy" && TREE="$TREE" VM_BUILD_DIR="$TOP/build/vm-x86_64" \
+		tools/vm.sh -- "$copy/tools/ioprio_guest.sh") >"$copy.log" 2>&1 &&
+		grep -q '^ioprio-e2e: [1-9][0-9]* passed, 0 failed' "$copy.log"; then
+		grep '^ioprio-e2e: ' "$copy.log" | sed 's/^/    /'
+		passed=$((passed + 1))
+	else
+		grep -E '^(vm-init|vm.sh|ioprio-e2e)' "$copy.log" | tail -n 10 | sed 's/^/    /'
+		failed=$((failed + 1))
+	fi
+	mv "$copy.log" "$TOP/build/logs/guest-paths-${parent//\//_}.log"
+done
+echo "guest-paths: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
