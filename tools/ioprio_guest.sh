@@ -43,7 +43,7 @@ effective() {
 
 # The documented mapping: promote-to-rt (and its old name none-to-rt) moves
 # every non-rt request to rt at level 4; restrict-to-be moves rt requests
-# to be and idle moves rt and be requests to idle, both keeping the level.
+# to be, keeping the level; idle moves rt and be requests to idle level 0.
 mapped() {
 	local policy=$1 class=$2 level=$3
 	case "$policy" in
@@ -52,7 +52,7 @@ mapped() {
 	restrict-to-be)
 		[ "$class" = rt ] && class=be ;;
 	idle)
-		[ "$class" = idle ] || class=idle ;;
+		[ "$class" = idle ] || { class=idle level=0; } ;;
 	esac
 	echo "$class,0,$level"
 }
