@@ -25,15 +25,20 @@ restore_tree() {
 	git -C "$TREE" clean -fdqx -- "$TESTS"
 }
 
+# branch_git ARGS...: git in the branch's tree. "git bisect run" exports
+# GIT_DIR for the bisected tree, which would win over -C.
+branch_git() { git --git-dir="$BRANCH_TREE/.git" "$@"; }
+
 # add_golden_kit: put the golden suite into the work tree; fails when the
 # branch's changes do not apply to this commit.
 add_golden_kit() {
-	local f
-	git -C "$BRANCH_TREE" diff "$BASE_TAG" HEAD -- "${KIT_CHANGES[@]}" |
+	local f rev
+	rev=$(branch_git rev-parse HEAD) || return 1
+	branch_git diff "$BASE_TAG" "$rev" -- "${KIT_CHANGES[@]}" |
 		git -C "$TREE" apply || return 1
 	mkdir -p "$TREE/$TESTS"
 	for f in "${KIT_FILES[@]}"; do
-		git -C "$BRANCH_TREE" show "HEAD:$TESTS/$f" >"$TREE/$TESTS/$f" || return 1
+		branch_git show "$rev:$TESTS/$f" >"$TREE/$TESTS/$f" || return 1
 	done
 	printf '%s\n' \
 		'obj-$(CONFIG_IP_MULTIPATH_HASH_KUNIT_TEST) += multipath_hash_kunit.o' \

@@ -9,6 +9,8 @@
 # is build/linux, or $TREE; the config .kunitconfig, or $KUNITCONFIG. The raw kernel log is kept as
 # build/kunit-ARCH/test.log (kunit.py writes it) and the parsed results as
 # build/results/ARCH.json, or as $KUNIT_RESULTS when that is set.
+# KUNIT_BUILD_ONLY=1 configures and builds the kernel without running it
+# (for a config that selects no suite); no results are written.
 #
 # kunit.py shows the compiler's output. The kernel builds this config without
 # warnings, so a compiler warning fails the run, tests passing or not, unless
@@ -31,12 +33,16 @@ mkdir -p "$build_dir" "$(dirname "$json")"
 rm -f "$json"
 
 cc="ccache ${cross}gcc"
-args=(run --arch="$arch" --build_dir="$build_dir"
+args=(--arch="$arch" --build_dir="$build_dir"
 	--kunitconfig="${KUNITCONFIG:-$TOP/.kunitconfig}"
 	--qemu_config="$TOP/kunit/qemu-$arch.py"
-	--jobs="$(nproc)" --timeout="${KUNIT_TIMEOUT:-600}"
-	--make_options "CC=$cc" --make_options "HOSTCC=ccache gcc"
-	--json="$json")
+	--jobs="$(nproc)"
+	--make_options "CC=$cc" --make_options "HOSTCC=ccache gcc")
+if [ "${KUNIT_BUILD_ONLY:-0}" = 1 ]; then
+	args=(build "${args[@]}")
+else
+	args=(run "${args[@]}" --timeout="${KUNIT_TIMEOUT:-600}" --json="$json")
+fi
 [ -n "$cross" ] && args+=(--cross_compile="$cross")
 
 cd "$TREE"

@@ -8,6 +8,10 @@ BASE_FILE="$PATCH_DIR/BASE"
 TREE="${TREE:-$TOP/build/linux}"
 BASE_TAG=base
 
+# Kernel builds go through ccache with paths under the checkout made
+# relative, so that a clone in another folder (CI's) hits the same cache.
+export CCACHE_BASEDIR="$TOP"
+
 # One role identity for every commit of the series, so that commits made
 # by prepare are reproducible on any machine.
 BRANCH_NAME="Multipath and ioprio branch maintainers"
