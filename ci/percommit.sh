@@ -2,8 +2,8 @@
 # Check every commit of the series on its own, in order: build it
 # incrementally for x86_64, run the KUnit suites present at that commit
 # under QEMU (a commit before the first suite only has to build; its
-# "pass" column shows "-"), and run checkpatch on its patch. Prints a table and fails
-# naming the first bad commit.
+# "pass" column shows "-"), and run checkpatch on its patch. Prints a
+# table and fails naming the first bad commit.
 #
 # Works in the prepared tree itself (checking out each commit detached and
 # returning to the branch at the end) and in its x86_64 build folder, so

@@ -57,11 +57,12 @@ group_ref() { printf 'refs/heads/group/%s' "$1"; }
 # last group's, or the first group's without a branch: HEAD, after which
 # no group follows).
 group_ranges() {
-	local from last to g
+	local from last head to g
 	from=$(git -C "$TREE" rev-parse "$BASE_TAG")
+	head=$(git -C "$TREE" rev-parse HEAD)
 	last=$(group_names | tail -n 1)
 	for g in $(group_names); do
-		to=$(git -C "$TREE" rev-parse HEAD)
+		to=$head
 		if [ "$g" != "$last" ] &&
 			git -C "$TREE" rev-parse -q --verify "$(group_ref "$g")" >/dev/null; then
 			to=$(git -C "$TREE" rev-parse "$(group_ref "$g")")
@@ -69,7 +70,7 @@ group_ranges() {
 		git -C "$TREE" merge-base --is-ancestor "$from" "$to" ||
 			die "group/$g is not after the groups before it in the tree"
 		echo "$g $from $to"
-		[ "$to" != "$(git -C "$TREE" rev-parse HEAD)" ] || break
+		[ "$to" != "$head" ] || break
 		from=$to
 	done
 }

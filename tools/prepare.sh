@@ -92,7 +92,7 @@ mark_group_end() {
 	local group=${1%%/*} next=$2
 	[ "${next%%/*}" != "$group" ] || return 0
 	[ "$group" != "$(group_names | tail -n 1)" ] || return 0
-	git -C "$TREE" branch -f "group/$group" HEAD
+	git -C "$TREE" update-ref "$(group_ref "$group")" HEAD
 }
 
 drop_group_refs() {
