@@ -3,7 +3,7 @@ SHELL := /bin/bash
 TOOLS := tools
 ARCH ?= x86_64
 
-.PHONY: help setup prepare export sendable status kunit kunit-all checkpatch percommit sanitize kcsan bench vm selftests ioprio-e2e model vectors vectors-check bisect bisect-demo test reset-tree
+.PHONY: help setup prepare export sendable status kunit kunit-all checkpatch percommit sanitize kcsan bench vm selftests rootfs ioprio-e2e model vectors vectors-check bisect bisect-demo test reset-tree
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -42,15 +42,18 @@ kcsan: prepare ## the concurrency suite under KCSAN, failing on any report (ARCH
 bench: prepare ## figures, no pass/fail: hash cost per policy and turnaround vs raw kunit.py (BENCH=hash|turnaround, BENCH_COLD=0)
 	@$(TOOLS)/bench.sh $(BENCH)
 
-vm: prepare ## boot the branch kernel on the host's root (read-only 9p) and run CMD: make vm CMD='uname -a'
-	@$(TOOLS)/vm.sh -- $(CMD)
+vm: prepare ## boot the branch kernel in a guest (read-only 9p root) and run CMD: make vm CMD='uname -a' (ARCH=x86_64 or arm64)
+	@$(TOOLS)/vm.sh --arch $(ARCH) -- $(CMD)
 
-selftests: setup prepare ## the three forwarding selftests of the series and the ioprio end-to-end check, in guests
-	@$(TOOLS)/selftests.sh
+selftests: setup prepare ## the three forwarding selftests of the series and the ioprio end-to-end check, in guests (ARCH=x86_64 or arm64)
+	@$(TOOLS)/selftests.sh --arch $(ARCH)
 	@$(MAKE) -s ioprio-e2e
 
-ioprio-e2e: setup prepare ## the ioprio end-to-end check alone, in a guest (null_blk, mq-deadline, cgroup v2)
-	@$(TOOLS)/vm.sh -- $(TOOLS)/ioprio_guest.sh
+rootfs: setup prepare ## build (or check) the Debian root filesystem of a guest not of the host's arch: make rootfs ARCH=arm64
+	@$(TOOLS)/vm.sh --arch $(ARCH) --build-only && $(TOOLS)/rootfs.sh $(ARCH)
+
+ioprio-e2e: setup prepare ## the ioprio end-to-end check alone, in a guest (null_blk, mq-deadline, cgroup v2; ARCH=x86_64 or arm64)
+	@$(TOOLS)/vm.sh --arch $(ARCH) -- $(TOOLS)/ioprio_guest.sh
 
 percommit: prepare ## build and test every commit of the series on its own (x86_64)
 	@ci/percommit.sh

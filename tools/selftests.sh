@@ -1,30 +1,35 @@
 #!/usr/bin/env bash
 # Run the custom multipath hash forwarding selftests of the prepared tree,
-# as the series leaves them, each in its own guest (tools/vm.sh, x86_64).
+# as the series leaves them, each in its own guest (tools/vm.sh).
 #
-#   tools/selftests.sh [SCRIPT...]
+#   tools/selftests.sh [--arch x86_64|arm64] [SCRIPT...]
 #
 # SCRIPT names files in tools/testing/selftests/net/forwarding/; the default
 # is the three custom multipath hash scripts. Prints every TEST line and the
 # packets-per-path INFO lines with each script's time, keeps the full logs
-# in build/logs/selftests/, and ends with "selftests: N passed, N failed"
+# in build/logs/selftests/ARCH/, and ends with "selftests: N passed, N failed"
 # counting TEST lines. A script that prints no TEST line counts as failed.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
+arch=x86_64
+if [ "${1:-}" = --arch ]; then
+	arch=$2
+	shift 2
+fi
 DIR=tools/testing/selftests/net/forwarding
-LOGS="$TOP/build/logs/selftests"
+LOGS="$TOP/build/logs/selftests/$arch"
 mkdir -p "$LOGS"
 [ $# -gt 0 ] || set -- custom_multipath_hash.sh gre_custom_multipath_hash.sh \
 	ip6gre_custom_multipath_hash.sh
 
-"$TOP/tools/vm.sh" --build-only || die "cannot build the guest kernel"
+"$TOP/tools/vm.sh" --arch "$arch" --build-only || die "cannot build the guest kernel"
 passed=0 failed=0
 for script in "$@"; do
 	[ -x "$TREE/$DIR/$script" ] || die "no $DIR/$script in the tree"
 	log="$LOGS/${script%.sh}.log"
 	start=$(date +%s)
-	"$TOP/tools/vm.sh" -- bash -c "cd $TREE/$DIR && ./$script" >"$log" 2>&1
+	"$TOP/tools/vm.sh" --arch "$arch" -- bash -c "cd $TREE/$DIR && ./$script" >"$log" 2>&1
 	status=$?
 	secs=$(($(date +%s) - start))
 	echo "== $script (${secs}s, exit $status)"

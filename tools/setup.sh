@@ -9,6 +9,7 @@ PACKAGES=(
 	gcc make bc flex bison libelf-dev libssl-dev python3 perl git ccache
 	python3-ply python3-git	# scripts/spdxcheck.py, run by checkpatch.pl
 	qemu-system-x86 qemu-system-arm gcc-aarch64-linux-gnu
+	debootstrap	# tools/rootfs.sh: the root filesystem of arm64 guests
 	xz-utils
 	# what tools/selftests.sh and tools/ioprio_guest.sh run inside the guests
 	netsniff-ng iputils-ping jq iproute2 util-linux coreutils

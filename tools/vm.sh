@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# Boot the branch kernel under QEMU on the host's root filesystem, run one
-# command in it and pass back its output and exit status.
+# Boot the branch kernel under QEMU, run one command in it and pass back
+# its output and exit status.
 #
 #   tools/vm.sh [--arch x86_64|arm64] [--build-only] [--] COMMAND [ARG...]
 #
-# The root filesystem is the host's "/", exported read-only over virtio-9p
-# (so the guest's architecture must be the host's; --arch arm64 only builds):
-# the guest sees the host's programs, and writes only to the tmpfs
-# tools/vm-init.sh mounts (/tmp, /run, /var/tmp, /root). Those tmpfs mounts
+# The root filesystem is exported read-only over virtio-9p. A guest of the
+# host's architecture boots on the host's "/" and runs the host's programs;
+# one of another architecture (arm64 on an x86_64 host) boots on
+# build/rootfs-ARCH, Debian of its own architecture that tools/rootfs.sh
+# builds on first use and rebuilds when kunit/guest.packages changes. The
+# guest writes only to the tmpfs tools/vm-init.sh mounts (/tmp, /run,
+# /var/tmp, /root), its scratch space, gone at power-off. Those tmpfs mounts
 # would hide a checkout under one of them, so this checkout (and the kernel
 # tree, when $TREE lies outside it) is exported again, read-only, and
 # mounted by tools/vm-init.sh at its host path after the tmpfs mounts: the
@@ -20,19 +23,25 @@
 # console goes to stdout and to build/vm-ARCH/console.log; the command's
 # exit status becomes ours (125 when the guest gives none). VM_TIMEOUT
 # (seconds, 3600) bounds a run; VM_APPEND adds kernel parameters.
+#
+# tools/rootfs.sh boots its second stage with --root DIR --writable-root
+# --init PATH: DIR exported writable, PATH (in DIR) as PID 1, no command.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-arch=x86_64 build_only=0
+arch=x86_64 build_only=0 root= writable=0 init=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--arch) arch=$2; shift 2 ;;
 	--build-only) build_only=1; shift ;;
+	--root) root=$2; shift 2 ;;
+	--writable-root) writable=1; shift ;;
+	--init) init=$2; shift 2 ;;
 	--) shift; break ;;
 	*) break ;;
 	esac
 done
-[ "$build_only" = 1 ] || [ $# -gt 0 ] || die "usage: tools/vm.sh [--arch ARCH] [--build-only] -- COMMAND..."
+[ "$build_only" = 1 ] || [ -n "$init" ] || [ $# -gt 0 ] || die "usage: tools/vm.sh [--arch ARCH] [--build-only] -- COMMAND..."
 
 case "$arch" in
 x86_64) cross= image=arch/x86/boot/bzImage console=ttyS0
@@ -42,12 +51,6 @@ arm64) cross=aarch64-linux-gnu- image=arch/arm64/boot/Image console=ttyAMA0
 *) die "unknown arch '$arch' (x86_64 or arm64)" ;;
 esac
 [ -e "$TREE/.git" ] || die "no kernel git tree at $TREE: run 'make prepare'"
-# The guest runs the host's programs: an arm64 guest on an x86_64 host boots
-# (the 9p root mounts) but cannot exec its init (ENOEXEC). It needs a root
-# filesystem of its own architecture, which this tool does not make yet.
-host_arch=$(uname -m)
-[ "$build_only" = 1 ] || [ "$arch" = "${host_arch/aarch64/arm64}" ] ||
-	die "an $arch guest cannot run the $host_arch programs of the host's root filesystem"
 
 out=${VM_BUILD_DIR:-$TOP/build/vm-$arch}
 mkdir -p "$out"
@@ -81,6 +84,14 @@ kmake "${image##*/}" >"$out/build.log" 2>&1 || {
 }
 [ "$build_only" = 0 ] || exit 0
 
+host_arch=$(uname -m)
+if [ -z "$root" ] && [ "$arch" = "${host_arch/aarch64/arm64}" ]; then
+	root=/
+elif [ -z "$root" ]; then
+	"$TOP/tools/rootfs.sh" "$arch" || die "no root filesystem for the $arch guest"
+	root="$TOP/build/rootfs-$arch"
+fi
+
 # The host folders the guest sees at their own paths (see above). Kernel
 # parameters cannot hold blanks, so neither can these paths.
 shares=("$TOP")
@@ -106,14 +117,26 @@ mkdir -p "${cmd%/*}"
 	echo
 } >"$cmd"
 
-append="console=$console root=hostroot rootfstype=9p ro"
+# PID 1 lives in the checkout; a root of its own gets a copy at /sbin/vm-init
+# (it must be there before the checkout's export is mounted), and the
+# folders the exports are mounted on.
+if [ -z "$init" ] && [ "$root" = / ]; then
+	init="$TOP/tools/vm-init.sh"
+elif [ -z "$init" ]; then
+	init=/sbin/vm-init
+	cmp -s "$TOP/tools/vm-init.sh" "$root$init" || install -m 755 "$TOP/tools/vm-init.sh" "$root$init"
+	for dir in "${shares[@]}"; do mkdir -p "$root$dir"; done
+fi
+ro=$([ "$writable" = 1 ] || echo ",readonly=on")
+
+append="console=$console root=hostroot rootfstype=9p $([ "$writable" = 1 ] && echo rw || echo ro)"
 append+=" rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose"
-append+=" init=$TOP/tools/vm-init.sh vm_cmd=$cmd panic=-1 loglevel=4"
+append+=" init=$init vm_cmd=$cmd panic=-1 loglevel=4"
 append+=" vm_shares=$(IFS=:; echo "${shares[*]}")"
 append+=" ${VM_APPEND:-}"
 qemu+=(-nodefaults -nographic -no-reboot -m 2048 -smp 2 -serial stdio
 	-kernel "$out/$image" -append "$append"
-	-fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap
+	-fsdev "local,id=hostroot,path=$root,security_model=none$ro,multidevs=remap"
 	-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot)
 for i in "${!shares[@]}"; do
 	qemu+=(-fsdev "local,id=share$i,path=${shares[$i]},security_model=none,readonly=on,multidevs=remap"

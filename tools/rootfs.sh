@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Build the root filesystem of guests whose architecture is not the host's
+# (arm64 on an x86_64 host): Debian bookworm's minbase variant and the
+# packages of kunit/guest.packages, for that architecture, from the archive
+# apt is configured to use, in build/rootfs-ARCH.
+#
+#   tools/rootfs.sh ARCH
+#
+# debootstrap's first stage (download and unpack; nothing of ARCH runs)
+# runs on the host. Its second stage (the maintainer scripts, ARCH
+# programs) runs inside an ARCH guest that tools/vm.sh boots on the new
+# root, exported writable for that one boot: no qemu-user, no binfmt_misc,
+# nothing of the host's kernel. Later guests get the root read-only.
+#
+# The build happens in build/rootfs-ARCH.new, renamed when complete, with
+# .rootfs-id holding a hash of the package list and of this script. A root
+# with another id (a package was added) is rebuilt; a build interrupted at
+# any point leaves only the .new folder, which the next run deletes.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+arch=${1:?usage: tools/rootfs.sh ARCH}
+case "$arch" in
+arm64) debian_arch=arm64 ;;
+x86_64) debian_arch=amd64 ;;
+*) die "unknown arch '$arch' (x86_64 or arm64)" ;;
+esac
+SUITE=bookworm
+root="$TOP/build/rootfs-$arch"
+new="$root.new"
+STAGE2=/sbin/rootfs-second-stage
+
+packages=$(sed -e 's/#.*//' "$TOP/kunit/guest.packages" | xargs | tr ' ' ',')
+id=$({ echo "$SUITE $debian_arch $packages"; cat "$0"; } | sha256sum | cut -c1-16)
+if [ "$(cat "$root/.rootfs-id" 2>/dev/null)" = "$id" ]; then
+	rm -rf --one-file-system "$new"
+	info "build/rootfs-$arch is up to date ($id)"
+	exit 0
+fi
+[ "$(id -u)" -eq 0 ] || die "debootstrap needs root"
+command -v debootstrap >/dev/null || die "no debootstrap: run 'make setup'"
+
+# The archive apt takes the suite from (deb822 sources or sources.list).
+mirror=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 'Created-By: Packages' |
+	awk -v suite="$SUITE" '$2 == suite { print $1; exit }')
+[ -n "$mirror" ] || die "apt has no source for $SUITE (apt-get update?)"
+
+start=$(date +%s)
+rm -rf --one-file-system "$new"
+[ ! -d "$root" ] || info "build/rootfs-$arch is out of date (kunit/guest.packages or this script changed): rebuilding"
+info "first stage: $SUITE $debian_arch from $mirror into build/rootfs-$arch.new"
+debootstrap --foreign --arch="$debian_arch" --variant=minbase \
+	--include="$packages" "$SUITE" "$new" "$mirror" >"$TOP/build/rootfs-$arch.log" 2>&1 || {
+	tail -n 20 "$TOP/build/rootfs-$arch.log" >&2
+	die "debootstrap's first stage failed (build/rootfs-$arch.log)"
+}
+# In a Docker container (where CI builds run) debootstrap makes the new
+# root's /proc a symlink to the host's; the guest mounts its own there.
+if [ -L "$new/proc" ]; then
+	rm "$new/proc"
+	mkdir -m 555 "$new/proc"
+fi
+
+# PID 1 of the second-stage guest. QEMU's 9p server refuses to open device
+# nodes, so /dev is the guest's devtmpfs, and debootstrap is told it runs in
+# an LXC container, the one case in which it skips its check that the
+# target can hold working device nodes. debootstrap unmounts /proc when it
+# ends, so it is mounted again for the power-off; the marker line is the
+# one tools/vm.sh reads its exit status from. Should the power-off fail,
+# PID 1 exits: the kernel panics, and with panic=-1 and QEMU's -no-reboot
+# the guest ends.
+cat >"$new$STAGE2" <<'EOF'
+#!/bin/sh
+PATH=/usr/sbin:/usr/bin:/sbin:/bin
+export PATH
+mount -t devtmpfs devtmpfs /dev
+container=lxc /debootstrap/debootstrap --second-stage
+status=$?
+rm -rf /var/cache/apt/archives/*.deb /var/lib/apt/lists/*
+sync
+echo "vm-init: exit status $status"
+[ -e /proc/sysrq-trigger ] || mount -t proc proc /proc
+echo o >/proc/sysrq-trigger
+exit "$status"
+EOF
+chmod 755 "$new$STAGE2"
+
+info "second stage: in an $arch guest (build/rootfs-$arch.log)"
+"$TOP/tools/vm.sh" --arch "$arch" --root "$new" --writable-root --init "$STAGE2" \
+	>>"$TOP/build/rootfs-$arch.log" 2>&1 || {
+	tail -n 20 "$TOP/build/rootfs-$arch.log" >&2
+	die "debootstrap's second stage failed (build/rootfs-$arch.log)"
+}
+rm -f "$new$STAGE2"
+echo "$id" >"$new/.rootfs-id"
+rm -rf --one-file-system "$root"
+mv "$new" "$root"
+info "build/rootfs-$arch ready in $(($(date +%s) - start)) s ($(du -sh "$root" | cut -f1))"
