@@ -49,8 +49,8 @@ selftests: setup prepare ## the three forwarding selftests of the series and the
 	@$(TOOLS)/selftests.sh --arch $(ARCH)
 	@$(MAKE) -s ioprio-e2e
 
-rootfs: setup prepare ## build (or check) the Debian root filesystem of a guest not of the host's arch: make rootfs ARCH=arm64
-	@$(TOOLS)/vm.sh --arch $(ARCH) --build-only && $(TOOLS)/rootfs.sh $(ARCH)
+rootfs: setup prepare ## build (or check) the guest kernel and the Debian root of a guest not of the host's arch: make rootfs ARCH=arm64
+	@$(TOOLS)/vm.sh --arch $(ARCH) --build-only
 
 ioprio-e2e: setup prepare ## the ioprio end-to-end check alone, in a guest (null_blk, mq-deadline, cgroup v2; ARCH=x86_64 or arm64)
 	@$(TOOLS)/vm.sh --arch $(ARCH) -- $(TOOLS)/ioprio_guest.sh

@@ -13,9 +13,10 @@
 # nothing of the host's kernel. Later guests get the root read-only.
 #
 # The build happens in build/rootfs-ARCH.new, renamed when complete, with
-# .rootfs-id holding a hash of the package list and of this script. A root
-# with another id (a package was added) is rebuilt; a build interrupted at
-# any point leaves only the .new folder, which the next run deletes.
+# .rootfs-id holding a hash of the suite, the package list and the second
+# stage's script. A root with another id (a package was added) is rebuilt;
+# a build interrupted at any point leaves only the .new folder, which the
+# next run deletes. One build at a time: a second run waits for the lock.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -25,41 +26,20 @@ arm64) debian_arch=arm64 ;;
 x86_64) debian_arch=amd64 ;;
 *) die "unknown arch '$arch' (x86_64 or arm64)" ;;
 esac
+host_arch=$(uname -m)
+[ "$arch" != "${host_arch/aarch64/arm64}" ] ||
+	die "$arch guests boot on the host's root filesystem: nothing to build"
 SUITE=bookworm
 root="$TOP/build/rootfs-$arch"
 new="$root.new"
+# One build at a time, and none while a guest runs on the root: tools/vm.sh
+# holds this lock (ROOTFS_LOCKED=1) for as long as its guest runs.
+if [ -z "${ROOTFS_LOCKED:-}" ]; then
+	mkdir -p "$TOP/build"
+	exec 9>>"$root.lock"
+	flock 9
+fi
 STAGE2=/sbin/rootfs-second-stage
-
-packages=$(sed -e 's/#.*//' "$TOP/kunit/guest.packages" | xargs | tr ' ' ',')
-id=$({ echo "$SUITE $debian_arch $packages"; cat "$0"; } | sha256sum | cut -c1-16)
-if [ "$(cat "$root/.rootfs-id" 2>/dev/null)" = "$id" ]; then
-	rm -rf --one-file-system "$new"
-	info "build/rootfs-$arch is up to date ($id)"
-	exit 0
-fi
-[ "$(id -u)" -eq 0 ] || die "debootstrap needs root"
-command -v debootstrap >/dev/null || die "no debootstrap: run 'make setup'"
-
-# The archive apt takes the suite from (deb822 sources or sources.list).
-mirror=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 'Created-By: Packages' |
-	awk -v suite="$SUITE" '$2 == suite { print $1; exit }')
-[ -n "$mirror" ] || die "apt has no source for $SUITE (apt-get update?)"
-
-start=$(date +%s)
-rm -rf --one-file-system "$new"
-[ ! -d "$root" ] || info "build/rootfs-$arch is out of date (kunit/guest.packages or this script changed): rebuilding"
-info "first stage: $SUITE $debian_arch from $mirror into build/rootfs-$arch.new"
-debootstrap --foreign --arch="$debian_arch" --variant=minbase \
-	--include="$packages" "$SUITE" "$new" "$mirror" >"$TOP/build/rootfs-$arch.log" 2>&1 || {
-	tail -n 20 "$TOP/build/rootfs-$arch.log" >&2
-	die "debootstrap's first stage failed (build/rootfs-$arch.log)"
-}
-# In a Docker container (where CI builds run) debootstrap makes the new
-# root's /proc a symlink to the host's; the guest mounts its own there.
-if [ -L "$new/proc" ]; then
-	rm "$new/proc"
-	mkdir -m 555 "$new/proc"
-fi
 
 # PID 1 of the second-stage guest. QEMU's 9p server refuses to open device
 # nodes, so /dev is the guest's devtmpfs, and debootstrap is told it runs in
@@ -69,7 +49,7 @@ fi
 # one tools/vm.sh reads its exit status from. Should the power-off fail,
 # PID 1 exits: the kernel panics, and with panic=-1 and QEMU's -no-reboot
 # the guest ends.
-cat >"$new$STAGE2" <<'EOF'
+STAGE2_SCRIPT=$(cat <<'EOF'
 #!/bin/sh
 PATH=/usr/sbin:/usr/bin:/sbin:/bin
 export PATH
@@ -83,16 +63,54 @@ echo "vm-init: exit status $status"
 echo o >/proc/sysrq-trigger
 exit "$status"
 EOF
+)
+
+# What the root is made of: a change to any of it rebuilds the root.
+packages=$(sed -e 's/#.*//' "$TOP/kunit/guest.packages" | xargs | tr ' ' ',')
+id=$(printf '%s\n' "$SUITE $debian_arch minbase $packages" "$STAGE2_SCRIPT" | sha256sum | cut -c1-16)
+if [ "$(cat "$root/.rootfs-id" 2>/dev/null)" = "$id" ]; then
+	rm -rf --one-file-system "$new"
+	info "build/rootfs-$arch is up to date ($id)"
+	exit 0
+fi
+[ "$(id -u)" -eq 0 ] || die "debootstrap needs root"
+command -v debootstrap >/dev/null || die "no debootstrap: run 'make setup'"
+
+# The archive apt takes the suite from (deb822 sources or sources.list).
+mirror=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 'Created-By: Packages' |
+	awk -v suite="$SUITE" '$2 == suite && !uri { uri = $1 } END { print uri }')
+[ -n "$mirror" ] || die "apt knows no archive for $SUITE (none in its sources, or no 'apt-get update' yet)"
+
+start=$(date +%s)
+rm -rf --one-file-system "$new" "$root.old"
+[ ! -d "$root" ] || info "build/rootfs-$arch is out of date (kunit/guest.packages or the second stage changed): rebuilding"
+info "first stage: $SUITE $debian_arch from $mirror into build/rootfs-$arch.new"
+debootstrap --foreign --arch="$debian_arch" --variant=minbase \
+	--include="$packages" "$SUITE" "$new" "$mirror" >"$TOP/build/rootfs-$arch.log" 2>&1 || {
+	tail -n 20 "$TOP/build/rootfs-$arch.log" >&2
+	die "debootstrap's first stage failed (build/rootfs-$arch.log)"
+}
+# Where debootstrap finds /.dockerenv, as on the build machine, it makes
+# the new root's /proc a symlink to the host's; the guest mounts its own.
+if [ -L "$new/proc" ]; then
+	rm "$new/proc"
+	mkdir -m 555 "$new/proc"
+fi
+printf '%s\n' "$STAGE2_SCRIPT" >"$new$STAGE2"
 chmod 755 "$new$STAGE2"
+
 
 info "second stage: in an $arch guest (build/rootfs-$arch.log)"
 "$TOP/tools/vm.sh" --arch "$arch" --root "$new" --writable-root --init "$STAGE2" \
-	>>"$TOP/build/rootfs-$arch.log" 2>&1 || {
+	>>"$TOP/build/rootfs-$arch.log" 2>&1 8>&- 9>&- || {
 	tail -n 20 "$TOP/build/rootfs-$arch.log" >&2
 	die "debootstrap's second stage failed (build/rootfs-$arch.log)"
 }
 rm -f "$new$STAGE2"
 echo "$id" >"$new/.rootfs-id"
-rm -rf --one-file-system "$root"
+# A complete build is never thrown away: interrupted here, the next run
+# finds either the new root or the old one and .new.
+[ ! -d "$root" ] || mv "$root" "$root.old"
 mv "$new" "$root"
+rm -rf --one-file-system "$root.old"
 info "build/rootfs-$arch ready in $(($(date +%s) - start)) s ($(du -sh "$root" | cut -f1))"

@@ -8,13 +8,14 @@
 # is the three custom multipath hash scripts. Prints every TEST line and the
 # packets-per-path INFO lines with each script's time, keeps the full logs
 # in build/logs/selftests/ARCH/, and ends with "selftests: N passed, N failed"
-# counting TEST lines. A script that prints no TEST line counts as failed.
+# counting TEST lines. A script that prints no TEST line, or exits non-zero
+# with every TEST line OK, counts as one failure.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 arch=x86_64
 if [ "${1:-}" = --arch ]; then
-	arch=$2
+	arch=${2:?usage: tools/selftests.sh [--arch ARCH] [SCRIPT...]}
 	shift 2
 fi
 DIR=tools/testing/selftests/net/forwarding
@@ -38,6 +39,10 @@ for script in "$@"; do
 	bad=$(grep -E '^TEST: ' "$log" | grep -cvE '\[ *OK *\]')
 	if [ "$ok" -eq 0 ] && [ "$bad" -eq 0 ]; then
 		echo "    no TEST line (see $log)"
+		bad=1
+	elif [ "$status" -ne 0 ] && [ "$bad" -eq 0 ]; then
+		# Every TEST line OK, and yet the script or the guest failed.
+		echo "    exit status $status with every TEST OK (see $log)"
 		bad=1
 	fi
 	passed=$((passed + ok))

@@ -1,5 +1,6 @@
 #!/bin/sh
-# PID 1 of the guests tools/vm.sh boots: the host's root filesystem is "/",
+# PID 1 of the guests tools/vm.sh boots: the root filesystem (the host's
+# "/", or build/rootfs-ARCH with this file copied to /sbin/vm-init) is
 # read-only over virtio-9p. Mount what a test needs (proc, sys, dev, cgroup2,
 # tracefs, tmpfs wherever it writes), mount the checkout (and tree) exports
 # named by vm_shares= at their host paths, over those tmpfs mounts where they

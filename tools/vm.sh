@@ -4,6 +4,9 @@
 #
 #   tools/vm.sh [--arch x86_64|arm64] [--build-only] [--] COMMAND [ARG...]
 #
+# --build-only builds what the guest boots: the kernel, and the root
+# filesystem of a guest of another architecture.
+#
 # The root filesystem is exported read-only over virtio-9p. A guest of the
 # host's architecture boots on the host's "/" and runs the host's programs;
 # one of another architecture (arm64 on an x86_64 host) boots on
@@ -24,12 +27,13 @@
 # exit status becomes ours (125 when the guest gives none). VM_TIMEOUT
 # (seconds, 3600) bounds a run; VM_APPEND adds kernel parameters.
 #
-# tools/rootfs.sh boots its second stage with --root DIR --writable-root
-# --init PATH: DIR exported writable, PATH (in DIR) as PID 1, no command.
+# tools/rootfs.sh boots its second stage with
+#   tools/vm.sh --arch ARCH --root DIR --writable-root --init PATH
+# DIR exported writable, PATH (in DIR) as PID 1, no command.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-arch=x86_64 build_only=0 root= writable=0 init=
+arch=x86_64 build_only=0 root= writable=0 init= root_lock=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--arch) arch=$2; shift 2 ;;
@@ -82,15 +86,21 @@ kmake "${image##*/}" >"$out/build.log" 2>&1 || {
 	tail -n 30 "$out/build.log" >&2
 	die "guest kernel build failed (build/vm-$arch/build.log)"
 }
-[ "$build_only" = 0 ] || exit 0
 
 host_arch=$(uname -m)
 if [ -z "$root" ] && [ "$arch" = "${host_arch/aarch64/arm64}" ]; then
 	root=/
 elif [ -z "$root" ]; then
-	"$TOP/tools/rootfs.sh" "$arch" || die "no root filesystem for the $arch guest"
-	root="$TOP/build/rootfs-$arch"
+	# Held until the guest ends (QEMU inherits it): no rebuild of the root
+	# under a running guest. Exclusive while the root is checked and set
+	# up, shared while the guest runs.
+	root="$TOP/build/rootfs-$arch" root_lock=8
+	exec 8>>"$root.lock"
+	flock 8
+	ROOTFS_LOCKED=1 "$TOP/tools/rootfs.sh" "$arch" 8>&- ||
+		die "no root filesystem for the $arch guest"
 fi
+[ "$build_only" = 0 ] || exit 0
 
 # The host folders the guest sees at their own paths (see above). Kernel
 # parameters cannot hold blanks, so neither can these paths.
@@ -127,6 +137,7 @@ elif [ -z "$init" ]; then
 	cmp -s "$TOP/tools/vm-init.sh" "$root$init" || install -m 755 "$TOP/tools/vm-init.sh" "$root$init"
 	for dir in "${shares[@]}"; do mkdir -p "$root$dir"; done
 fi
+[ -z "${root_lock:-}" ] || flock -s "$root_lock"
 ro=$([ "$writable" = 1 ] || echo ",readonly=on")
 
 append="console=$console root=hostroot rootfstype=9p $([ "$writable" = 1 ] && echo rw || echo ro)"
