@@ -17,6 +17,9 @@ export CCACHE_BASEDIR="$TOP"
 BRANCH_NAME="Multipath and ioprio branch maintainers"
 BRANCH_EMAIL="branch-maintainers@mphash-ioprio.invalid"
 
+# host_arch: the host's architecture as the kernel's ARCH names it.
+host_arch() { local m; m=$(uname -m); echo "${m/aarch64/arm64}"; }
+
 die() { printf '%s: error: %s\n' "${0##*/}" "$*" >&2; exit 1; }
 warn() { printf '%s: warning: %s\n' "${0##*/}" "$*" >&2; }
 info() { printf '%s: %s\n' "${0##*/}" "$*"; }

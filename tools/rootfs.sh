@@ -15,8 +15,9 @@
 # The build happens in build/rootfs-ARCH.new, renamed when complete, with
 # .rootfs-id holding a hash of the suite, the package list and the second
 # stage's script. A root with another id (a package was added) is rebuilt;
-# a build interrupted at any point leaves only the .new folder, which the
-# next run deletes. One build at a time: a second run waits for the lock.
+# a build interrupted before it completes is deleted by the next run, a
+# complete one whose rename was cut short is taken. One build at a time: a
+# second run waits for the lock.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -26,8 +27,7 @@ arm64) debian_arch=arm64 ;;
 x86_64) debian_arch=amd64 ;;
 *) die "unknown arch '$arch' (x86_64 or arm64)" ;;
 esac
-host_arch=$(uname -m)
-[ "$arch" != "${host_arch/aarch64/arm64}" ] ||
+[ "$arch" != "$(host_arch)" ] ||
 	die "$arch guests boot on the host's root filesystem: nothing to build"
 SUITE=bookworm
 root="$TOP/build/rootfs-$arch"
@@ -65,11 +65,15 @@ exit "$status"
 EOF
 )
 
+# A complete build (its .rootfs-id is written last) whose rename was cut
+# short is taken as it is.
+[ -d "$root" ] || [ ! -f "$new/.rootfs-id" ] || mv "$new" "$root"
+
 # What the root is made of: a change to any of it rebuilds the root.
 packages=$(sed -e 's/#.*//' "$TOP/kunit/guest.packages" | xargs | tr ' ' ',')
 id=$(printf '%s\n' "$SUITE $debian_arch minbase $packages" "$STAGE2_SCRIPT" | sha256sum | cut -c1-16)
 if [ "$(cat "$root/.rootfs-id" 2>/dev/null)" = "$id" ]; then
-	rm -rf --one-file-system "$new"
+	rm -rf --one-file-system "$new" "$root.old"
 	info "build/rootfs-$arch is up to date ($id)"
 	exit 0
 fi
@@ -99,7 +103,6 @@ fi
 printf '%s\n' "$STAGE2_SCRIPT" >"$new$STAGE2"
 chmod 755 "$new$STAGE2"
 
-
 info "second stage: in an $arch guest (build/rootfs-$arch.log)"
 "$TOP/tools/vm.sh" --arch "$arch" --root "$new" --writable-root --init "$STAGE2" \
 	>>"$TOP/build/rootfs-$arch.log" 2>&1 8>&- 9>&- || {
@@ -108,8 +111,8 @@ info "second stage: in an $arch guest (build/rootfs-$arch.log)"
 }
 rm -f "$new$STAGE2"
 echo "$id" >"$new/.rootfs-id"
-# A complete build is never thrown away: interrupted here, the next run
-# finds either the new root or the old one and .new.
+# Interrupted between the two renames, the next run takes .new as the root
+# (see above).
 [ ! -d "$root" ] || mv "$root" "$root.old"
 mv "$new" "$root"
 rm -rf --one-file-system "$root.old"

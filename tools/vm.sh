@@ -11,7 +11,7 @@
 # host's architecture boots on the host's "/" and runs the host's programs;
 # one of another architecture (arm64 on an x86_64 host) boots on
 # build/rootfs-ARCH, Debian of its own architecture that tools/rootfs.sh
-# builds on first use and rebuilds when kunit/guest.packages changes. The
+# builds on first use and rebuilds when its package list changes. The
 # guest writes only to the tmpfs tools/vm-init.sh mounts (/tmp, /run,
 # /var/tmp, /root), its scratch space, gone at power-off. Those tmpfs mounts
 # would hide a checkout under one of them, so this checkout (and the kernel
@@ -87,8 +87,7 @@ kmake "${image##*/}" >"$out/build.log" 2>&1 || {
 	die "guest kernel build failed (build/vm-$arch/build.log)"
 }
 
-host_arch=$(uname -m)
-if [ -z "$root" ] && [ "$arch" = "${host_arch/aarch64/arm64}" ]; then
+if [ -z "$root" ] && [ "$arch" = "$(host_arch)" ]; then
 	root=/
 elif [ -z "$root" ]; then
 	# Held until the guest ends (QEMU inherits it): no rebuild of the root
@@ -138,16 +137,20 @@ elif [ -z "$init" ]; then
 	for dir in "${shares[@]}"; do mkdir -p "$root$dir"; done
 fi
 [ -z "${root_lock:-}" ] || flock -s "$root_lock"
-ro=$([ "$writable" = 1 ] || echo ",readonly=on")
+if [ "$writable" = 1 ]; then
+	root_mode=rw export_mode=
+else
+	root_mode=ro export_mode=,readonly=on
+fi
 
-append="console=$console root=hostroot rootfstype=9p $([ "$writable" = 1 ] && echo rw || echo ro)"
+append="console=$console root=hostroot rootfstype=9p $root_mode"
 append+=" rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose"
 append+=" init=$init vm_cmd=$cmd panic=-1 loglevel=4"
 append+=" vm_shares=$(IFS=:; echo "${shares[*]}")"
 append+=" ${VM_APPEND:-}"
 qemu+=(-nodefaults -nographic -no-reboot -m 2048 -smp 2 -serial stdio
 	-kernel "$out/$image" -append "$append"
-	-fsdev "local,id=hostroot,path=$root,security_model=none$ro,multidevs=remap"
+	-fsdev "local,id=hostroot,path=$root,security_model=none$export_mode,multidevs=remap"
 	-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot)
 for i in "${!shares[@]}"; do
 	qemu+=(-fsdev "local,id=share$i,path=${shares[$i]},security_model=none,readonly=on,multidevs=remap"
