@@ -3,7 +3,7 @@ SHELL := /bin/bash
 TOOLS := tools
 ARCH ?= x86_64
 
-.PHONY: help setup prepare export sendable status kunit kunit-all checkpatch percommit sanitize kcsan bench vm selftests rootfs ioprio-e2e model vectors vectors-check bisect bisect-demo test reset-tree
+.PHONY: help setup prepare export sendable status kunit kunit-all checkpatch percommit sanitize kcsan bench vm selftests rootfs ioprio-e2e icmp-paths model vectors vectors-check bisect bisect-demo test reset-tree
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -45,15 +45,19 @@ bench: prepare ## figures, no pass/fail: hash cost per policy and turnaround vs 
 vm: prepare ## boot the branch kernel in a guest (read-only 9p root) and run CMD: make vm CMD='uname -a' (ARCH=x86_64 or arm64)
 	@$(TOOLS)/vm.sh --arch $(ARCH) -- $(CMD)
 
-selftests: setup prepare ## the three forwarding selftests of the series and the ioprio end-to-end check, in guests (ARCH=x86_64 or arm64)
+selftests: setup prepare ## the three forwarding selftests of the series, the ioprio end-to-end check and the ICMP path check, in guests (ARCH=x86_64 or arm64)
 	@$(TOOLS)/selftests.sh --arch $(ARCH)
 	@$(MAKE) -s ioprio-e2e
+	@$(MAKE) -s icmp-paths
 
 rootfs: setup prepare ## build (or check) the guest kernel and the Debian root of a guest not of the host's arch: make rootfs ARCH=arm64
 	@$(TOOLS)/vm.sh --arch $(ARCH) --build-only
 
 ioprio-e2e: setup prepare ## the ioprio end-to-end check alone, in a guest (null_blk, mq-deadline, cgroup v2; ARCH=x86_64 or arm64)
 	@$(TOOLS)/vm.sh --arch $(ARCH) -- $(TOOLS)/ioprio_guest.sh
+
+icmp-paths: setup prepare ## in a guest: each of 64 pings per family leaves by the nexthop "ip route get" names (policy 1, two nexthops)
+	@$(TOOLS)/vm.sh --arch $(ARCH) -- $(TOOLS)/icmp_paths_guest.sh
 
 percommit: prepare ## build and test every commit of the series on its own (x86_64)
 	@ci/percommit.sh

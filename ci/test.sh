@@ -6,12 +6,12 @@
 # (failing on any report in the kernel log), then build and test every commit of the
 # series on its own (x86_64), run the plain forwarding selftest and the
 # ioprio end-to-end check in a guest (the latter also from copies of the
-# checkout under /tmp and /root), and prove the bisect tool on a
+# checkout under /tmp and /root) and the ICMP path check, and prove the bisect tool on a
 # synthetic history. Prints how long each stage took and ends with one line
 # "N passed, N failed" summing every KUnit case of every run, the model's
 # checks, every patch checked, the round trip, the vectors check, the
 # sanitizer log scans, every commit checked, every selftest TEST line,
-# every ioprio end-to-end row and the bisect demonstration.
+# every ioprio end-to-end row, every ICMP path and the bisect demonstration.
 # Exits non-zero when anything failed.
 set -uo pipefail
 . "$(dirname "$0")/../tools/lib.sh"
@@ -113,6 +113,11 @@ run_gate() {
 	stage ioprio-e2e "$TOP/tools/vm.sh" -- "$TOP/tools/ioprio_guest.sh"
 	grep -E 'MISMATCH|^ioprio-e2e:' "$LOGS/ioprio-e2e.log" | sed 's/^/    /'
 	add_counts "$(grep -E '^ioprio-e2e: ' "$LOGS/ioprio-e2e.log" || echo "no counts")"
+	# Pings leave by the nexthop "ip route get" names (policy 1): one case
+	# per destination and family.
+	stage icmp-paths "$TOP/tools/vm.sh" -- "$TOP/tools/icmp_paths_guest.sh"
+	grep -E 'MISMATCH|^icmp-paths:' "$LOGS/icmp-paths.log" | sed 's/^/    /'
+	add_counts "$(grep -E '^icmp-paths: ' "$LOGS/icmp-paths.log" || echo "no counts")"
 	# The same check from copies of this checkout under /tmp and /root,
 	# which the guest covers with tmpfs: guests work from any checkout.
 	stage guest-paths "$TOP/ci/guest_paths.sh"

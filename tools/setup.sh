@@ -11,8 +11,9 @@ PACKAGES=(
 	qemu-system-x86 qemu-system-arm gcc-aarch64-linux-gnu
 	debootstrap	# tools/rootfs.sh: the root filesystem of arm64 guests
 	xz-utils
-	# what tools/selftests.sh and tools/ioprio_guest.sh run inside the guests
-	netsniff-ng iputils-ping jq iproute2 util-linux coreutils
+	# what tools/selftests.sh, tools/ioprio_guest.sh and
+	# tools/icmp_paths_guest.sh run inside the x86_64 guests
+	netsniff-ng iputils-ping jq iproute2 util-linux coreutils procps
 )
 
 missing=()

@@ -148,10 +148,12 @@ static void dissect_ip(struct dissected *d, const struct mph_ip *ip)
 	d->family = ip->family;
 	d->saddr = ip->saddr;
 	d->daddr = ip->daddr;
-	/* Only a non-zero IPv6 flow label is stored; an inner IPv4 header
-	 * leaves the outer label in place.
+	/* Every IPv6 header stores its label, zero included: the IPv6
+	 * multipath hash dissects with FLOW_DISSECTOR_F_INNER_FLOW_LABEL,
+	 * and the IPv4 one has no outer label an inner header could leave in
+	 * place. An inner IPv4 header leaves the outer label in place.
 	 */
-	if (ip->family == 6 && ip->flowlabel)
+	if (ip->family == 6)
 		d->flowlabel = ip->flowlabel;
 }
 

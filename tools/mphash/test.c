@@ -140,14 +140,22 @@ static void test_policies(void)
 	CHECK(moves(&inner, gre, change_inner_src), "inner mask uses inner addresses");
 }
 
-/* An inner IPv6 header without flow label keeps the outer one in the keys. */
-static void test_inner_label_fallback(void)
+static void change_inner_label(struct mph_packet *p) { p->inner.flowlabel++; }
+
+/*
+ * An inner IPv6 header's label of 0 is the inner label (policy 2, field
+ * 0x0200): the outer label must not stand in for it.
+ */
+static void test_zero_inner_label(void)
 {
-	struct mph_config cfg = { 3, 0x0200, 1 };
+	struct mph_config field = { 3, 0x0200, 1 }, l3_inner = { 2, 0, 1 };
 	struct mph_packet p = packet(6, MPH_GRE);
 
 	p.inner.flowlabel = 0;
-	CHECK(moves(&cfg, p, change_label), "outer label stands in for a zero inner label");
+	CHECK(!moves(&field, p, change_label), "field 0x0200 ignores the outer label");
+	CHECK(moves(&field, p, change_inner_label), "field 0x0200 uses a zero inner label");
+	CHECK(!moves(&l3_inner, p, change_label), "policy 2 ignores the outer label");
+	CHECK(moves(&l3_inner, p, change_inner_label), "policy 2 uses a zero inner label");
 }
 
 int main(void)
@@ -157,7 +165,7 @@ int main(void)
 	test_upper_bounds();
 	test_symmetric();
 	test_policies();
-	test_inner_label_fallback();
+	test_zero_inner_label();
 	printf("mphash model: %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
