@@ -182,6 +182,24 @@ static struct dissected dissect(const struct mph_packet *pkt, int stop_at_encap)
 	return d;
 }
 
+/*
+ * Policies 1 and 3 hash an ICMP error quoting a whole header of its own
+ * family (the model's quotes are whole, ports included) by the quoted
+ * packet, dissected up to an encapsulation: what the dissector gives for
+ * that packet as if it were the outer one.
+ */
+static int dissect_quoted(const struct mph_packet *pkt, struct dissected *d)
+{
+	if (pkt->encap != MPH_ICMP_ERR || pkt->inner.family != pkt->outer.family)
+		return 0;
+	memset(d, 0, sizeof(*d));
+	dissect_ip(d, &pkt->inner);
+	d->ip_proto = pkt->proto;
+	d->sport = pkt->sport;
+	d->dport = pkt->dport;
+	return 1;
+}
+
 /* A zeroed struct flow_keys, filled field by field like hash_keys. */
 struct keys {
 	uint8_t b[FK_SIZE];
@@ -337,10 +355,11 @@ static uint32_t custom_outer(const struct mph_config *cfg,
 
 	if (!(cfg->fields & F_OUTER_MASK))
 		return 0;
-	d = dissect(pkt, 1);
+	if (!dissect_quoted(pkt, &d))
+		d = dissect(pkt, 1);
 	keys_set_family(&k, family);
 	keys_from_dissected(&k, &d, cfg->fields, 0, family);
-	*has_inner = d.encapsulation;
+	*has_inner = d.encapsulation;	/* never for an ICMP error */
 	return keys_hash(&k, cfg->seed);
 }
 
@@ -395,9 +414,11 @@ static uint32_t l3_hash(const struct mph_config *cfg, const struct mph_packet *p
 /* Policy 1: the outer 5-tuple. */
 static uint32_t l4_hash(const struct mph_config *cfg, const struct mph_packet *pkt)
 {
-	struct dissected d = dissect(pkt, 1);
+	struct dissected d;
 	struct keys k = { { 0 } };
 
+	if (!dissect_quoted(pkt, &d))
+		d = dissect(pkt, 1);
 	keys_set_family(&k, pkt->outer.family);
 	keys_from_dissected(&k, &d, F_SRC_IP | F_DST_IP | F_IP_PROTO |
 			    F_SRC_PORT | F_DST_PORT, 0, pkt->outer.family);

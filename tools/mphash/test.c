@@ -143,6 +143,34 @@ static void test_policies(void)
 static void change_inner_label(struct mph_packet *p) { p->inner.flowlabel++; }
 
 /*
+ * Policies 1 and 3 (outer fields) hash an ICMP error like the flow whose
+ * packet it quotes, which travelled the other way.
+ */
+static void test_icmp_error_follows_flow(void)
+{
+	static const struct mph_config cfgs[] = {
+		{ 1, 0, 7 }, { 3, 0x0037, 7 }, { 3, 0x0fff, 7 },
+	};
+	int family, i;
+
+	for (family = 4; family <= 6; family += 2) {
+		struct mph_packet err = packet(family, MPH_ICMP_ERR), flow = err;
+
+		flow.encap = MPH_PLAIN;
+		flow.outer = err.inner;
+		reverse(&flow);
+		for (i = 0; i < 3; i++) {
+			CHECK(mph_hash(&cfgs[i], &err) == mph_hash(&cfgs[i], &flow),
+			      "IPv%d policy %d fields 0x%04x: error follows the flow",
+			      family, cfgs[i].policy, cfgs[i].fields);
+			CHECK(!moves(&cfgs[i], err, change_src),
+			      "IPv%d policy %d: error's own source ignored",
+			      family, cfgs[i].policy);
+		}
+	}
+}
+
+/*
  * An inner IPv6 header's label of 0 is the inner label (policy 2, field
  * 0x0200): the outer label must not stand in for it.
  */
@@ -166,6 +194,7 @@ int main(void)
 	test_symmetric();
 	test_policies();
 	test_zero_inner_label();
+	test_icmp_error_follows_flow();
 	printf("mphash model: %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
