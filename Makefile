@@ -56,7 +56,7 @@ rootfs: setup prepare ## build (or check) the guest kernel and the Debian root o
 ioprio-e2e: setup prepare ## the ioprio end-to-end check alone, in a guest (null_blk, mq-deadline, cgroup v2; ARCH=x86_64 or arm64)
 	@$(TOOLS)/vm.sh --arch $(ARCH) -- $(TOOLS)/ioprio_guest.sh
 
-icmp-paths: setup prepare ## in a guest: each of 64 pings per family leaves by the nexthop "ip route get" names (policy 1, two nexthops)
+icmp-paths: setup prepare ## in a guest, policy 1, two nexthops: 64 pings per family leave by the nexthop "ip route get" names, 64 forwarded ICMP errors per family by their flow's
 	@$(TOOLS)/vm.sh --arch $(ARCH) -- $(TOOLS)/icmp_paths_guest.sh
 
 percommit: prepare ## build and test every commit of the series on its own (x86_64)
