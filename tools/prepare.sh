@@ -106,6 +106,10 @@ sync_tree_with_series() {
 	local tmp applied n patches
 	# Commits inserted with "git rebase -i" move the group branches along.
 	git -C "$TREE" config rebase.updateRefs true
+	# Commits made by hand in the tree (and their Signed-off-by) carry the
+	# branch identity, not whatever the machine's global git config says.
+	git -C "$TREE" config user.name "$BRANCH_NAME"
+	git -C "$TREE" config user.email "$BRANCH_EMAIL"
 	if [ -d "$TREE/.git/rebase-apply" ]; then
 		warn "an interrupted 'git am' was found; aborting it"
 		tree_git am --abort
