@@ -2,11 +2,14 @@
 # Prove tools/bisect.sh finds the commit that changes the multipath hash.
 #
 # Builds a small synthetic history in a worktree of the prepared tree
-# (build/bisect-demo), on top of the base, which lacks the golden suite so
-# every step must apply it: two harmless commits, one that changes the
-# custom policy's hash (the initval of jhash_2words() that combines the
-# outer and inner hashes), two more harmless ones. Bisects base..tip and
-# checks the tool names exactly the hash-changing commit.
+# (build/bisect-demo), on top of the end of the net-next group (the last
+# commit that changes hashes: earlier ones differ from the golden vectors)
+# with the golden suite patch of the branch group picked onto it. Two
+# harmless commits, one that changes the custom
+# policy's hash (the initval of the jhash_2words() that combines the outer
+# and inner hashes when only outer fields are selected), two more harmless
+# ones. Bisects start..tip and checks the tool names exactly the
+# hash-changing commit.
 set -euo pipefail
 . "$(dirname "$0")/../tools/lib.sh"
 
@@ -14,11 +17,17 @@ DEMO="$TOP/build/bisect-demo"
 DATE="2001-01-01T00:00:00Z"
 
 [ -d "$TREE/.git" ] || die "no prepared tree: run 'make prepare'"
+START=$(git -C "$TREE" rev-parse "$(group_ref net-next)")
+GOLDEN=$(git -C "$TREE" log --format='%H %s' "$START..HEAD" |
+	sed -n 's/^\([0-9a-f]*\) net: Add golden vectors for the multipath hash$/\1/p')
+[ -n "$GOLDEN" ] || die "no golden vectors commit after the net-next group"
 if [ ! -d "$DEMO/.git" ] && [ ! -f "$DEMO/.git" ]; then
-	git -C "$TREE" worktree add -q --detach "$DEMO" "$BASE_TAG"
+	git -C "$TREE" worktree add -q --detach "$DEMO" "$START"
 fi
 cd "$DEMO"
-git checkout -q -f -B bisect-demo "$BASE_TAG"
+git checkout -q -f -B bisect-demo "$START"
+GIT_COMMITTER_DATE=$DATE TREE=$DEMO tree_git cherry-pick "$GOLDEN" >/dev/null
+START=$(git rev-parse HEAD)
 
 # demo_commit FILE SED-EXPRESSION SUBJECT: one deterministic commit.
 demo_commit() {
@@ -35,7 +44,7 @@ demo_commit net/ipv4/route.c \
 	's|^/\* To make ICMP packets follow the right flow, the multipath hash is$|/* To make ICMP packets follow the right flow, the multipath hash is  |' \
 	"demo: harmless comment change in route.c"
 demo_commit net/ipv4/route.c \
-	'/fib_multipath_custom_hash_inner(net, skb, has_inner);/,/return jhash_2words/s/jhash_2words(mhash, mhash_inner, 0)/jhash_2words(mhash, mhash_inner, 1)/' \
+	'/^static u32 fib_multipath_custom_hash_two_pass/,/^}/s/jhash_2words(mhash, mhash_inner, 0)/jhash_2words(mhash, mhash_inner, 1)/' \
 	"demo: change the custom multipath hash"
 culprit=$(git rev-parse HEAD)
 demo_commit net/ipv6/route.c \
@@ -45,7 +54,7 @@ demo_commit Documentation/networking/ip-sysctl.rst \
 	'0,/^fib_multipath_hash_fields - UNSIGNED INTEGER/s//fib_multipath_hash_fields - UNSIGNED INTEGER /' \
 	"demo: another harmless documentation change"
 
-out=$("$TOP/tools/bisect.sh" "$DEMO" "$BASE_TAG" bisect-demo)
+out=$("$TOP/tools/bisect.sh" "$DEMO" "$START" bisect-demo)
 printf '%s\n' "$out"
 found=$(sed -n 's/^first bad commit: \([0-9a-f]*\) .*/\1/p' <<<"$out")
 changed=$(grep -c '^    ipv4 .* p3 ' <<<"$out" || true)
