@@ -77,28 +77,34 @@ count_filters() {
 	done | in_ns tc -b - || die "cannot add tc flower filters"
 }
 
-# packets DEV PREF: echo requests the filter PREF of DEV has counted.
+# packets DEV PREF: the packets the filter PREF of DEV has counted.
 packets() {
 	in_ns tc -s -j filter show dev "$1" egress pref "$2" |
 		jq '[.[] | .options.actions[0].stats.packets // empty] | add // 0'
 }
 
+# left_by PREF: the nexthop device whose filter PREF counted one packet.
+left_by() {
+	local c0 c1
+	c0=$(packets d0 "$1")
+	c1=$(packets d1 "$1")
+	case "$c0/$c1" in
+	1/0) echo d0 ;;
+	0/1) echo d1 ;;
+	*) echo "d0:$c0,d1:$c1" ;;
+	esac
+}
+
 check_family() {
 	local family=$1 src=$2 dprefix=$3 ipproto=$4 proto=$5 ethertype=$6 type=$7
-	local n dst want got c0 c1
+	local n dst want got
 	count_filters "$family" "$dprefix" "$proto" "$ethertype" "$type"
 	for n in $(seq 1 $DESTS); do
 		dst=$dprefix$n
 		want=$(in_ns ip -"$family" route get "$dst" from "$src" ipproto "$ipproto" |
 			sed -n 's/.* dev \([^ ]*\).*/\1/p')
 		in_ns ping -"$family" -c 1 -W 1 -I "$src" "$dst" >/dev/null 2>&1
-		c0=$(packets d0 $((family * 1000 + n)))
-		c1=$(packets d1 $((family * 1000 + n)))
-		case "$c0/$c1" in
-		1/0) got=d0 ;;
-		0/1) got=d1 ;;
-		*) got="d0:$c0,d1:$c1" ;;
-		esac
+		got=$(left_by $((family * 1000 + n)))
 		if [ -n "$want" ] && [ "$got" = "$want" ]; then
 			verdict=ok passed=$((passed + 1))
 		else
@@ -222,18 +228,6 @@ for i in range(int(flows)):
     sock.sendto(error(esrc, reply), (server, 0))
 PY
 		die "cannot send the IPv$1 flows and errors"
-}
-
-# left_by PREF: the nexthop device whose filter PREF counted one packet.
-left_by() {
-	local c0 c1
-	c0=$(packets d0 "$1")
-	c1=$(packets d1 "$1")
-	case "$c0/$c1" in
-	1/0) echo d0 ;;
-	0/1) echo d1 ;;
-	*) echo "d0:$c0,d1:$c1" ;;
-	esac
 }
 
 check_errors() {
