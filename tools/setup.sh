@@ -9,6 +9,7 @@ PACKAGES=(
 	gcc make bc flex bison libelf-dev libssl-dev python3 perl git ccache
 	python3-ply python3-git	# scripts/spdxcheck.py, run by checkpatch.pl
 	qemu-system-x86 qemu-system-arm gcc-aarch64-linux-gnu
+	qemu-system-misc gcc-s390x-linux-gnu	# s390x: the big-endian KUnit run
 	debootstrap	# tools/rootfs.sh: the root filesystem of arm64 guests
 	xz-utils
 	# what tools/selftests.sh, tools/ioprio_guest.sh and

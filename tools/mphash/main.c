@@ -36,6 +36,8 @@ static const char usage[] =
 "                      the encapsulated (or, for icmp-error, quoted) header\n"
 "  --inner-flowlabel N its IPv6 flow label\n"
 "  --weights W,W,...   nexthop weights (default 1,1)\n"
+"  --big-endian        the router is a big-endian machine (s390x): some\n"
+"                      flows hash differently there (default: little-endian)\n"
 "  --json              print one JSON object instead of text\n"
 "  --help              this text\n"
 "\n"
@@ -119,7 +121,8 @@ int main(int argc, char **argv)
 		{ "sport", 1, 0, 'a' }, { "dport", 1, 0, 'b' },
 		{ "encap", 1, 0, 'e' }, { "inner-src", 1, 0, 'i' },
 		{ "inner-dst", 1, 0, 'j' }, { "inner-flowlabel", 1, 0, 'L' },
-		{ "weights", 1, 0, 'w' }, { "json", 0, 0, 'J' },
+		{ "weights", 1, 0, 'w' }, { "big-endian", 0, 0, 'B' },
+		{ "json", 0, 0, 'J' },
 		{ "help", 0, 0, 'h' }, { 0 },
 	};
 	struct mph_config cfg = { .policy = 0, .fields = 0x0007, .seed = 0 };
@@ -148,6 +151,7 @@ int main(int argc, char **argv)
 		case 'j': idst = optarg; break;
 		case 'L': inner_label = parse_number(optarg, 0xfffff, "bad flow label"); break;
 		case 'w': n = parse_weights(optarg, weights); break;
+		case 'B': cfg.big_endian = 1; break;
 		case 'J': json = 1; break;
 		case 'h': fputs(usage, stdout); return 0;
 		default: fail("unknown option", argv[optind - 1]);

@@ -4,8 +4,12 @@
  *
  * The kernel hashes a zeroed struct flow_keys in which the policy copied a
  * few dissected fields. The model lays those bytes out the way gcc does on
- * the 64-bit little-endian machines the branch is tested on (x86_64,
- * arm64), so its hash is the kernel's bit for bit.
+ * the 64-bit machines the branch is tested on, little-endian (x86_64,
+ * arm64) or big-endian (s390x), so its hash is the kernel's bit for bit.
+ * The two differ in the fields kept in host byte order (the dissected flow
+ * label) and in the order __flow_hash_consistentify() gives a flow's two
+ * directions, which compares network-order addresses and ports as host
+ * integers; siphash() reads its input little-endian on every machine.
  */
 #include <arpa/inet.h>
 #include <string.h>
@@ -203,13 +207,21 @@ static int dissect_quoted(const struct mph_packet *pkt, struct dissected *d)
 /* A zeroed struct flow_keys, filled field by field like hash_keys. */
 struct keys {
 	uint8_t b[FK_SIZE];
+	int big_endian;		/* how the machine stores host integers */
 };
 
-static void keys_set_family(struct keys *k, int family)
+
+/* Zeroed keys of @family's addresses (control.addr_type set) for the
+ * machine @cfg describes.
+ */
+static void keys_init(struct keys *k, const struct mph_config *cfg, int family)
 {
 	uint16_t type = family == 4 ? KEY_IPV4_ADDRS :
 			family == 6 ? KEY_IPV6_ADDRS : 0;
 
+	memset(k, 0, sizeof(*k));
+	k->big_endian = cfg->big_endian;
+	/* Before the hashed part: its byte order does not matter. */
 	memcpy(&k->b[FK_ADDR_TYPE], &type, 2);
 }
 
@@ -232,13 +244,14 @@ static void keys_set_dst(struct keys *k, int family, const uint8_t *addr)
 	       family == 4 ? 4 : 16);
 }
 
-/* A flow label as the dissector stores it: a host (little-endian) u32. */
+/* A flow label as the dissector stores it: a host-order u32. */
 static void keys_set_label_host(struct keys *k, uint32_t label)
 {
 	int i;
 
 	for (i = 0; i < 4; i++)
-		k->b[FK_FLOW_LABEL + i] = label >> (8 * i);
+		k->b[FK_FLOW_LABEL + i] =
+			label >> (8 * (k->big_endian ? 3 - i : i));
 }
 
 /* A flow label as ip6_flowlabel() returns it: the header's __be32. */
@@ -256,9 +269,17 @@ static void keys_set_port(struct keys *k, int offset, uint16_t port)
 	k->b[offset + 1] = port;
 }
 
-static uint32_t load_le32(const uint8_t *p)
+/* (__force u32) or (__force u16) of @n network-order bytes: the value the
+ * machine reads from them.
+ */
+static uint32_t load_host(const struct keys *k, const uint8_t *p, int n)
 {
-	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+	uint32_t v = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		v = v << 8 | p[k->big_endian ? i : n - 1 - i];
+	return v;
 }
 
 static void swap_bytes(uint8_t *a, uint8_t *b, size_t n)
@@ -276,14 +297,13 @@ static void swap_bytes(uint8_t *a, uint8_t *b, size_t n)
 static void keys_consistentify(struct keys *k)
 {
 	uint8_t *src = &k->b[FK_ADDRS];
+	uint8_t *psrc = &k->b[FK_PORT_SRC], *pdst = &k->b[FK_PORT_DST];
 	int family = keys_family(k);
-	uint16_t psrc, pdst;
 
 	if (family == 4) {
 		uint8_t *dst = src + 4;
 
-		/* (__force u32) of a __be32: its bytes read as host order */
-		if (load_le32(dst) < load_le32(src))
+		if (load_host(k, dst, 4) < load_host(k, src, 4))
 			swap_bytes(src, dst, 4);
 	} else if (family == 6) {
 		uint8_t *dst = src + 16;
@@ -293,10 +313,8 @@ static void keys_consistentify(struct keys *k)
 	} else {
 		return;
 	}
-	psrc = k->b[FK_PORT_SRC] | k->b[FK_PORT_SRC + 1] << 8;
-	pdst = k->b[FK_PORT_DST] | k->b[FK_PORT_DST + 1] << 8;
-	if (pdst < psrc)
-		swap_bytes(&k->b[FK_PORT_SRC], &k->b[FK_PORT_DST], 2);
+	if (load_host(k, pdst, 2) < load_host(k, psrc, 2))
+		swap_bytes(psrc, pdst, 2);
 }
 
 /* flow_keys_hash_length(): the address union counts for its used part. */
@@ -349,7 +367,7 @@ static void keys_from_dissected(struct keys *k, const struct dissected *d,
 static uint32_t custom_outer(const struct mph_config *cfg,
 			     const struct mph_packet *pkt, int *has_inner)
 {
-	struct keys k = { { 0 } };
+	struct keys k;
 	struct dissected d;
 	int family = pkt->outer.family;
 
@@ -357,7 +375,7 @@ static uint32_t custom_outer(const struct mph_config *cfg,
 		return 0;
 	if (!dissect_quoted(pkt, &d))
 		d = dissect(pkt, 1);
-	keys_set_family(&k, family);
+	keys_init(&k, cfg, family);
 	keys_from_dissected(&k, &d, cfg->fields, 0, family);
 	*has_inner = d.encapsulation;	/* never for an ICMP error */
 	return keys_hash(&k, cfg->seed);
@@ -367,7 +385,7 @@ static uint32_t custom_outer(const struct mph_config *cfg,
 static uint32_t custom_inner(const struct mph_config *cfg,
 			     const struct mph_packet *pkt, int has_inner)
 {
-	struct keys k = { { 0 } };
+	struct keys k;
 	struct dissected d;
 
 	if (!has_inner || !(cfg->fields & F_INNER_MASK))
@@ -375,7 +393,7 @@ static uint32_t custom_inner(const struct mph_config *cfg,
 	d = dissect(pkt, 0);
 	if (!d.encapsulation)
 		return 0;
-	keys_set_family(&k, d.family);
+	keys_init(&k, cfg, d.family);
 	keys_from_dissected(&k, &d, cfg->fields, 6, d.family);
 	return keys_hash(&k, cfg->seed);
 }
@@ -393,7 +411,7 @@ static uint32_t custom_hash(const struct mph_config *cfg,
 static uint32_t l3_hash(const struct mph_config *cfg, const struct mph_packet *pkt)
 {
 	const struct mph_ip *ip = &pkt->outer;
-	struct keys k = { { 0 } };
+	struct keys k;
 	uint8_t proto = outer_next_proto(pkt);
 
 	/* ICMP errors hash like the packet they quote. */
@@ -401,7 +419,7 @@ static uint32_t l3_hash(const struct mph_config *cfg, const struct mph_packet *p
 		ip = &pkt->inner;
 		proto = pkt->proto;
 	}
-	keys_set_family(&k, ip->family);
+	keys_init(&k, cfg, ip->family);
 	keys_set_src(&k, ip->family, ip->saddr);
 	keys_set_dst(&k, ip->family, ip->daddr);
 	if (ip->family == 6) {
@@ -415,11 +433,11 @@ static uint32_t l3_hash(const struct mph_config *cfg, const struct mph_packet *p
 static uint32_t l4_hash(const struct mph_config *cfg, const struct mph_packet *pkt)
 {
 	struct dissected d;
-	struct keys k = { { 0 } };
+	struct keys k;
 
 	if (!dissect_quoted(pkt, &d))
 		d = dissect(pkt, 1);
-	keys_set_family(&k, pkt->outer.family);
+	keys_init(&k, cfg, pkt->outer.family);
 	keys_from_dissected(&k, &d, F_SRC_IP | F_DST_IP | F_IP_PROTO |
 			    F_SRC_PORT | F_DST_PORT, 0, pkt->outer.family);
 	return keys_hash(&k, cfg->seed);
@@ -430,12 +448,12 @@ static uint32_t l3_inner_hash(const struct mph_config *cfg,
 			      const struct mph_packet *pkt)
 {
 	struct dissected d = dissect(pkt, 0);
-	struct keys k = { { 0 } };
+	struct keys k;
 	uint32_t fields = F_SRC_IP | F_DST_IP;
 
 	if (d.family == 6)
 		fields |= F_IP_PROTO | F_FLOWLABEL;
-	keys_set_family(&k, d.family);
+	keys_init(&k, cfg, d.family);
 	keys_from_dissected(&k, &d, fields, 0, d.family);
 	return keys_hash(&k, cfg->seed);
 }

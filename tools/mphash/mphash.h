@@ -42,6 +42,10 @@ struct mph_config {
 	int policy;		/* fib_multipath_hash_policy, 0-3 */
 	uint32_t fields;	/* fib_multipath_hash_fields, for policy 3 */
 	uint32_t seed;		/* fib_multipath_hash_seed (the mp_seed) */
+	int big_endian;		/* the kernel runs on a big-endian machine
+				 * (s390x): its host-order key fields
+				 * are stored and compared big-endian
+				 */
 };
 
 /* SipHash-2-4 as lib/siphash.c computes siphash(data, len, key). */

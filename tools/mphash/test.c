@@ -86,21 +86,59 @@ static void reverse(struct mph_packet *p)
 	p->dport = port;
 }
 
-/* Both directions of a flow hash alike (__flow_hash_consistentify()). */
+/* Both directions of a flow hash alike (__flow_hash_consistentify()),
+ * on either kind of machine.
+ */
 static void test_symmetric(void)
 {
-	int family, policy;
+	int family, policy, big_endian;
 
-	for (family = 4; family <= 6; family += 2) {
-		for (policy = 0; policy <= 3; policy++) {
-			struct mph_config cfg = { policy, 0x0037, 7 };
-			struct mph_packet p = packet(family, MPH_PLAIN), r = p;
+	for (big_endian = 0; big_endian <= 1; big_endian++) {
+		for (family = 4; family <= 6; family += 2) {
+			for (policy = 0; policy <= 3; policy++) {
+				struct mph_config cfg = { policy, 0x0037, 7, big_endian };
+				struct mph_packet p = packet(family, MPH_PLAIN), r = p;
 
-			reverse(&r);
-			CHECK(mph_hash(&cfg, &p) == mph_hash(&cfg, &r),
-			      "IPv%d policy %d", family, policy);
+				reverse(&r);
+				CHECK(mph_hash(&cfg, &p) == mph_hash(&cfg, &r),
+				      "IPv%d policy %d big-endian %d", family,
+				      policy, big_endian);
+			}
 		}
 	}
+}
+
+static int endian_differs(struct mph_config cfg, const struct mph_packet *p)
+{
+	uint32_t le;
+
+	cfg.big_endian = 0;
+	le = mph_hash(&cfg, p);
+	cfg.big_endian = 1;
+	return mph_hash(&cfg, p) != le;
+}
+
+/*
+ * A little- and a big-endian kernel hash alike unless a host-order field
+ * is hashed (the dissected flow label) or the two directions of the flow
+ * sort differently (network-order values compared as host integers).
+ */
+static void test_byte_order(void)
+{
+	struct mph_config dst_only = { 3, 0x0002, 1, 0 }, label = { 3, 0x0008, 1, 0 };
+	struct mph_config addrs = { 3, 0x0003, 1, 0 };
+	struct mph_packet v6 = packet(6, MPH_PLAIN), v4 = packet(4, MPH_PLAIN);
+
+	CHECK(!endian_differs(dst_only, &v6), "IPv6 destination only: same hash");
+	CHECK(endian_differs(label, &v6), "IPv6 flow label: hashes differ");
+	/* 198.51.100.1 < 203.0.113.2 read either way: the same order */
+	CHECK(!endian_differs(addrs, &v4), "IPv4 addresses in one order: same hash");
+	/* 10.0.0.2 vs 9.0.0.3: big-endian sorts 9.0.0.3 first, little-endian
+	 * reads 0x0200000a < 0x03000009 and sorts 10.0.0.2 first
+	 */
+	mph_parse_addr("10.0.0.2", 4, v4.outer.saddr);
+	mph_parse_addr("9.0.0.3", 4, v4.outer.daddr);
+	CHECK(endian_differs(addrs, &v4), "IPv4 addresses sorted apart: hashes differ");
 }
 
 static int moves(const struct mph_config *cfg, struct mph_packet p,
@@ -119,8 +157,8 @@ static void change_label(struct mph_packet *p) { p->outer.flowlabel++; }
 
 static void test_policies(void)
 {
-	struct mph_config l3 = { 0, 0, 1 }, l4 = { 1, 0, 1 }, l3_inner = { 2, 0, 1 };
-	struct mph_config ports = { 3, 0x0030, 1 }, inner = { 3, 0x0fc0, 1 };
+	struct mph_config l3 = { 0, 0, 1, 0 }, l4 = { 1, 0, 1, 0 }, l3_inner = { 2, 0, 1, 0 };
+	struct mph_config ports = { 3, 0x0030, 1, 0 }, inner = { 3, 0x0fc0, 1, 0 };
 	struct mph_packet p4 = packet(4, MPH_PLAIN), p6 = packet(6, MPH_PLAIN);
 	struct mph_packet gre = packet(4, MPH_GRE), err = packet(6, MPH_ICMP_ERR);
 
@@ -149,7 +187,7 @@ static void change_inner_label(struct mph_packet *p) { p->inner.flowlabel++; }
 static void test_icmp_error_follows_flow(void)
 {
 	static const struct mph_config cfgs[] = {
-		{ 1, 0, 7 }, { 3, 0x0037, 7 }, { 3, 0x0fff, 7 },
+		{ 1, 0, 7, 0 }, { 3, 0x0037, 7, 0 }, { 3, 0x0fff, 7, 0 },
 	};
 	int family, i;
 
@@ -176,7 +214,7 @@ static void test_icmp_error_follows_flow(void)
  */
 static void test_zero_inner_label(void)
 {
-	struct mph_config field = { 3, 0x0200, 1 }, l3_inner = { 2, 0, 1 };
+	struct mph_config field = { 3, 0x0200, 1, 0 }, l3_inner = { 2, 0, 1, 0 };
 	struct mph_packet p = packet(6, MPH_GRE);
 
 	p.inner.flowlabel = 0;
@@ -192,6 +230,7 @@ int main(void)
 	test_jhash_2words();
 	test_upper_bounds();
 	test_symmetric();
+	test_byte_order();
 	test_policies();
 	test_zero_inner_label();
 	test_icmp_error_follows_flow();

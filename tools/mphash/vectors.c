@@ -6,6 +6,10 @@
  * net/ipv4/tests/multipath_hash_golden_kunit.c). The output depends on nothing
  * but this file and the model: the same table on every machine.
  *
+ * Every vector carries two results: the hash and nexthop of a little-endian
+ * kernel and those of a big-endian one (the keys' host-order fields and the
+ * order of a flow's two directions differ between them, see mphash.c).
+ *
  * The set covers IPv4 and IPv6; no encapsulation, GRE and IP-in-IP with
  * inner IPv4 and IPv6, and ICMP errors; policies 0, 1 and 2; and policy 3
  * with every single field bit and the usual masks. Seeds, addresses,
@@ -99,10 +103,11 @@ static void vector(int n, int family, const struct shape *shape, int policy,
 		   uint32_t fields)
 {
 	char osrc[64], odst[64], isrc[64] = "", idst[64] = "";
-	struct mph_config cfg = { policy, fields, seeds[n % 4] };
+	struct mph_config cfg = { .policy = policy, .fields = fields,
+				  .seed = seeds[n % 4] };
 	struct mph_packet pkt = { .encap = shape->encap };
 	int w = rng() % 4, inner_family = shape->inner_family;
-	uint32_t hash;
+	uint32_t hash_le, hash_be;
 
 	fill_ip(&pkt.outer, family, 0, osrc, odst);
 	if (inner_family < 0)
@@ -112,7 +117,9 @@ static void vector(int n, int family, const struct shape *shape, int policy,
 	pkt.proto = rng() % 2 ? 6 : 17;
 	pkt.sport = rng() % 65536;
 	pkt.dport = rng() % 65536;
-	hash = mph_hash(&cfg, &pkt);
+	hash_le = mph_hash(&cfg, &pkt);
+	cfg.big_endian = 1;
+	hash_be = mph_hash(&cfg, &pkt);
 
 	printf("\tGV(\"ipv%d %s p%d", family, shape->name, policy);
 	if (policy == 3)
@@ -121,11 +128,13 @@ static void vector(int n, int family, const struct shape *shape, int policy,
 	print_ip(&pkt.outer, osrc, odst);
 	printf(", %s,\n\t   ", encap_names[pkt.encap]);
 	print_ip(&pkt.inner, isrc, idst);
-	printf(",\n\t   %s, %u, %u, W(%u, %u, %u, %u), %d, 0x%08x, %d),\n",
+	printf(",\n\t   %s, %u, %u, W(%u, %u, %u, %u), %d,\n",
 	       pkt.proto == 6 ? "IPPROTO_TCP" : "IPPROTO_UDP", pkt.sport, pkt.dport,
 	       weight_sets[w][0], weight_sets[w][1], weight_sets[w][2],
-	       weight_sets[w][3], weight_counts[w], hash,
-	       mph_select(hash, weight_sets[w], weight_counts[w]));
+	       weight_sets[w][3], weight_counts[w]);
+	printf("\t   LE(0x%08x, %d), BE(0x%08x, %d)),\n",
+	       hash_le, mph_select(hash_le, weight_sets[w], weight_counts[w]),
+	       hash_be, mph_select(hash_be, weight_sets[w], weight_counts[w]));
 }
 
 int main(void)
