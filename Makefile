@@ -24,23 +24,23 @@ sendable: prepare ## write each group as a ready-to-send set (cover letter + pat
 status: ## fail if the tree holds work not exported to kernel-patches/
 	@$(TOOLS)/status.sh
 
-kunit: prepare ## run the KUnit suites under QEMU (ARCH=x86_64 or arm64)
+kunit: prepare ## run the KUnit suites (ARCH=x86_64, arm64 or s390 under QEMU; ARCH=um natively as User Mode Linux)
 	@$(TOOLS)/kunit.sh $(ARCH)
 
-kunit-all: prepare ## run the KUnit suites on x86_64 and arm64
-	@$(TOOLS)/kunit.sh x86_64 && $(TOOLS)/kunit.sh arm64
+kunit-all: prepare ## run the KUnit suites on every arch: um, x86_64, arm64 and s390
+	@for a in um x86_64 arm64 s390; do $(TOOLS)/kunit.sh $$a || exit 1; done
 
 checkpatch: prepare ## checkpatch --strict and Fixes: tags on every patch
 	@$(TOOLS)/checkpatch.sh
 
-sanitize: prepare ## the suites under KASAN + UBSAN, failing on any report (ARCH=x86_64 or arm64)
+sanitize: prepare ## the suites under KASAN + UBSAN, failing on any report (ARCH=x86_64, arm64 or um)
 	@$(TOOLS)/sanitize.sh $(ARCH) kasan
 
 kcsan: prepare ## the concurrency suite under KCSAN, failing on any report (ARCH=x86_64 or arm64)
 	@$(TOOLS)/sanitize.sh $(ARCH) kcsan 'net_multipath_hash_concurrency'
 
-bench: prepare ## figures, no pass/fail: hash cost per policy and turnaround vs raw kunit.py (BENCH=hash|turnaround, BENCH_COLD=0)
-	@$(TOOLS)/bench.sh $(BENCH)
+bench: prepare ## figures, no pass/fail: hash cost per policy (ARCH=um: native) and turnaround vs raw kunit.py (BENCH=hash|turnaround, BENCH_COLD=0)
+	@BENCH_ARCH=$(ARCH) $(TOOLS)/bench.sh $(BENCH)
 
 vm: prepare ## boot the branch kernel in a guest (read-only 9p root) and run CMD: make vm CMD='uname -a' (ARCH=x86_64 or arm64)
 	@$(TOOLS)/vm.sh --arch $(ARCH) -- $(CMD)
@@ -59,7 +59,7 @@ ioprio-e2e: setup prepare ## the ioprio end-to-end check alone, in a guest (null
 icmp-paths: setup prepare ## in a guest, policy 1, two nexthops: 64 pings per family leave by the nexthop "ip route get" names, 64 forwarded ICMP errors per family by their flow's
 	@$(TOOLS)/vm.sh --arch $(ARCH) -- $(TOOLS)/icmp_paths_guest.sh
 
-percommit: prepare ## build and test every commit of the series on its own (x86_64)
+percommit: prepare ## build and test every commit of the series on its own (User Mode Linux with KASAN + UBSAN; PERCOMMIT_ARCH=x86_64: QEMU; PERCOMMIT_PLAIN=1: no sanitizers)
 	@ci/percommit.sh
 
 model: ## build the multipath hash model (tools/mphash) and run its unit tests

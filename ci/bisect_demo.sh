@@ -1,39 +1,46 @@
 #!/usr/bin/env bash
 # Prove tools/bisect.sh finds the commit that changes the multipath hash.
 #
-# Builds a small synthetic history in a worktree of the prepared tree
-# (build/bisect-demo), on top of the end of the net-next group (the last
-# commit that changes hashes: earlier ones differ from the golden vectors)
-# with the golden suite patch of the branch group picked onto it. Two
-# harmless commits, one that changes the custom
-# policy's hash (the initval of the jhash_2words() that combines the outer
-# and inner hashes when only outer fields are selected), two more harmless
-# ones. Bisects start..tip and checks the tool names exactly the
-# hash-changing commit.
+# Builds a small synthetic history on a branch "bisect-demo" of the
+# prepared tree, on top of the end of the net-next group (the last commit
+# that changes hashes: earlier ones differ from the golden vectors) with
+# the golden suite patch of the branch group picked onto it. Two harmless
+# commits, one that changes the custom policy's hash (the initval of the
+# jhash_2words() that combines the outer and inner hashes when only outer
+# fields are selected), two more harmless ones. Bisects start..tip and
+# checks the tool names exactly the hash-changing commit, then returns the
+# tree to its branch.
+#
+# The steps run as User Mode Linux in the folder and with the config of
+# the per-commit check (ci/percommit.sh: build/kunit-um-sanitizers,
+# .kunitconfig with kunit/sanitizers.config), so that each step rebuilds
+# only what the demo history changed since that check's last commit.
 set -euo pipefail
 . "$(dirname "$0")/../tools/lib.sh"
 
-DEMO="$TOP/build/bisect-demo"
 DATE="2001-01-01T00:00:00Z"
+DEMO_BRANCH=bisect-demo
+CONFIG="$TOP/build/bisect-demo.kunitconfig"
 
 [ -d "$TREE/.git" ] || die "no prepared tree: run 'make prepare'"
+"$TOP/tools/status.sh" >/dev/null || die "the tree is not in step with kernel-patches/ (make status)"
+branch=$(git -C "$TREE" symbolic-ref -q --short HEAD) || die "the tree is not on a branch"
+trap 'git -C "$TREE" checkout -q -f "$branch" && git -C "$TREE" branch -q -D "$DEMO_BRANCH"' EXIT
+
 START=$(git -C "$TREE" rev-parse "$(group_ref net-next)")
 GOLDEN=$(git -C "$TREE" log --format='%H %s' "$START..HEAD" |
 	sed -n 's/^\([0-9a-f]*\) net: Add golden vectors for the multipath hash$/\1/p')
 [ -n "$GOLDEN" ] || die "no golden vectors commit after the net-next group"
-if [ ! -d "$DEMO/.git" ] && [ ! -f "$DEMO/.git" ]; then
-	git -C "$TREE" worktree add -q --detach "$DEMO" "$START"
-fi
-cd "$DEMO"
-git checkout -q -f -B bisect-demo "$START"
-GIT_COMMITTER_DATE=$DATE TREE=$DEMO tree_git cherry-pick "$GOLDEN" >/dev/null
+cd "$TREE"
+git checkout -q -f -B "$DEMO_BRANCH" "$START"
+GIT_COMMITTER_DATE=$DATE tree_git cherry-pick "$GOLDEN" >/dev/null
 START=$(git rev-parse HEAD)
 
 # demo_commit FILE SED-EXPRESSION SUBJECT: one deterministic commit.
 demo_commit() {
 	sed -i "$2" "$1"
 	git diff --quiet && die "demo edit to $1 changed nothing"
-	GIT_AUTHOR_DATE=$DATE GIT_COMMITTER_DATE=$DATE TREE=$DEMO \
+	GIT_AUTHOR_DATE=$DATE GIT_COMMITTER_DATE=$DATE \
 		tree_git commit -q -a -m "$3"
 }
 
@@ -54,7 +61,9 @@ demo_commit Documentation/networking/ip-sysctl.rst \
 	'0,/^fib_multipath_hash_fields - UNSIGNED INTEGER/s//fib_multipath_hash_fields - UNSIGNED INTEGER /' \
 	"demo: another harmless documentation change"
 
-out=$("$TOP/tools/bisect.sh" "$DEMO" "$START" bisect-demo)
+cat "$TOP/.kunitconfig" "$TOP/kunit/sanitizers.config" >"$CONFIG"
+out=$(BISECT_ARCH=um BISECT_BUILD_DIR="$TOP/build/kunit-um-sanitizers" \
+	BISECT_KUNITCONFIG="$CONFIG" "$TOP/tools/bisect.sh" "$TREE" "$START" "$DEMO_BRANCH")
 printf '%s\n' "$out"
 found=$(sed -n 's/^first bad commit: \([0-9a-f]*\) .*/\1/p' <<<"$out")
 changed=$(grep -c '^    ipv4 .* p3 ' <<<"$out" || true)

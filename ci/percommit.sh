@@ -1,12 +1,22 @@
 #!/usr/bin/env bash
 # Check every commit of the series on its own, in order: build it
-# incrementally for x86_64, run the KUnit suites present at that commit
-# under QEMU (a commit before the first suite only has to build; its
-# "pass" column shows "-"), and run checkpatch on its patch. Prints a
-# table and fails naming the first bad commit.
+# incrementally, run the KUnit suites present at that commit (a commit
+# before the first suite only has to build; its "pass" column shows "-"),
+# and run checkpatch on its patch. Prints a table and fails naming the
+# first bad commit.
+#
+# The kernel is User Mode Linux (PERCOMMIT_ARCH=um, the default): the same
+# x86_64 code as under QEMU, run natively, so each commit's suites run in
+# seconds instead of under emulation. PERCOMMIT_ARCH=x86_64 (or any arch
+# tools/kunit.sh knows) walks the series under QEMU instead. Every commit
+# is built with KASAN and UBSAN (kunit/sanitizers.config), and a report in
+# its kernel log fails it even when every case passed; PERCOMMIT_PLAIN=1
+# leaves the sanitizers out. The build folder is the one "make sanitize"
+# uses for the arch (build/kunit-ARCH-sanitizers), or build/kunit-ARCH
+# without sanitizers.
 #
 # Works in the prepared tree itself (checking out each commit detached and
-# returning to the branch at the end) and in its x86_64 build folder, so
+# returning to the branch at the end) and in the arch's build folder, so
 # each step rebuilds only what the commit touched. Needs a tree in step
 # with kernel-patches/ (make prepare; make status). PERCOMMIT_LAST=N checks
 # only the last N commits (tools/bench.sh uses it).
@@ -14,23 +24,32 @@ set -uo pipefail
 . "$(dirname "$0")/../tools/lib.sh"
 
 LOGS="$TOP/build/logs/percommit"
+ARCH=${PERCOMMIT_ARCH:-um}
+if [ "${PERCOMMIT_PLAIN:-0}" = 1 ]; then
+	fragment=/dev/null build_dir="$TOP/build/kunit-$ARCH"
+else
+	fragment="$TOP/kunit/sanitizers.config"
+	build_dir="$TOP/build/kunit-$ARCH-sanitizers"
+fi
 mkdir -p "$LOGS"
 "$TOP/tools/status.sh" >/dev/null || die "the tree is not in step with kernel-patches/ (make status)"
 branch=$(git -C "$TREE" symbolic-ref -q --short HEAD) || die "the tree is not on a branch"
 trap 'git -C "$TREE" checkout -q "$branch"' EXIT
 
-# kunitconfig_at COMMIT OUT: the lines of .kunitconfig whose options the
-# tree defines at COMMIT, so that each commit runs the suites it has.
+# kunitconfig_at COMMIT OUT: the lines of .kunitconfig and the fragment
+# whose options the tree defines at COMMIT, so that each commit runs the
+# suites it has.
 kunitconfig_at() {
 	local commit=$1 out=$2 line name
 	: >"$out"
 	while IFS= read -r line; do
-		name=$(sed -nE 's/^CONFIG_([A-Za-z0-9_]+)=.*/\1/p' <<<"$line")
+		name=$(sed -nE -e 's/^CONFIG_([A-Za-z0-9_]+)=.*/\1/p' \
+			-e 's/^# CONFIG_([A-Za-z0-9_]+) is not set$/\1/p' <<<"$line")
 		[ -n "$name" ] || continue
 		if git -C "$TREE" grep -qE "^(menu)?config $name\$" "$commit" -- '*Kconfig*'; then
 			printf '%s\n' "$line" >>"$out"
 		fi
-	done <"$TOP/.kunitconfig"
+	done < <(cat "$TOP/.kunitconfig" "$fragment")
 }
 
 mapfile -t commits < <(git -C "$TREE" rev-list --reverse "$BASE_TAG..$branch")
@@ -48,18 +67,31 @@ for i in "${!commits[@]}"; do
 	kunitconfig_at "$c" "$LOGS/$n.kunitconfig"
 
 	start=$(date +%s)
+	rm -f "$build_dir/test.log"
+	log=-
 	if grep -q '_KUNIT_TEST=' "$LOGS/$n.kunitconfig"; then
 		KUNITCONFIG="$LOGS/$n.kunitconfig" KUNIT_RESULTS="$LOGS/$n.json" \
-			"$TOP/tools/kunit.sh" x86_64 >"$LOGS/$n.kunit.log" 2>&1
+			KUNIT_BUILD_DIR=$build_dir KUNIT_TIMEOUT=1800 \
+			"$TOP/tools/kunit.sh" "$ARCH" >"$LOGS/$n.kunit.log" 2>&1
 		if [ -f "$LOGS/$n.json" ]; then
 			build=ok
 			counts=$("$TOP/tools/kunit_counts.py" "x=$LOGS/$n.json" | head -n 1)
 			read -r p f <<<"$(counts "$counts")"
+			# A sanitizer report or a warning fails the commit even
+			# when every case passed.
+			cp "$build_dir/test.log" "$LOGS/$n.test.log"
+			kernel_reports "$LOGS/$n.test.log" >"$LOGS/$n.reports"
+			if [ -s "$LOGS/$n.reports" ]; then
+				log=REPORT f=$((f + 1))
+			else
+				log=clean
+			fi
 		else
 			build=FAIL p=0 f=1
 		fi
 	elif KUNITCONFIG="$LOGS/$n.kunitconfig" KUNIT_BUILD_ONLY=1 \
-		"$TOP/tools/kunit.sh" x86_64 >"$LOGS/$n.kunit.log" 2>&1; then
+		KUNIT_BUILD_DIR=$build_dir \
+		"$TOP/tools/kunit.sh" "$ARCH" >"$LOGS/$n.kunit.log" 2>&1; then
 		# No suite of the branch exists at this commit: it must build.
 		build=ok p=- f=0
 	else
@@ -73,7 +105,7 @@ for i in "${!commits[@]}"; do
 	fi
 
 	group=${patches[$i]%%/*}
-	rows+=("$(printf '%s %-8s %.12s %-5s %5s %4s %4ss %-5s %.52s' "$n" "$group" "$c" "$build" "$p" "$f" "$secs" "$cp" "$subject")")
+	rows+=("$(printf '%s %-8s %.12s %-5s %5s %4s %-6s %4ss %-5s %.46s' "$n" "$group" "$c" "$build" "$p" "$f" "$log" "$secs" "$cp" "$subject")")
 	if [ "$build" = ok ] && [ "$f" -eq 0 ] && [ "$cp" = ok ]; then
 		passed=$((passed + 1))
 	else
@@ -84,7 +116,7 @@ for i in "${!commits[@]}"; do
 done
 
 echo
-printf '%s %-8s %-12s %-5s %5s %4s %5s %-5s %s\n' "#" group commit build pass fail time cpatch subject
+printf '%s %-8s %-12s %-5s %5s %4s %-6s %5s %-5s %s\n' "#" group commit build pass fail log time cpatch subject
 printf '%s\n' "${rows[@]}"
 echo "logs: build/logs/percommit/"
 if [ -n "$first_bad" ]; then

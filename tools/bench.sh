@@ -3,6 +3,8 @@
 #
 #   tools/bench.sh hash        cost of the multipath hash per policy: the
 #                              suite net_multipath_hash_bench on x86_64
+#                              under QEMU, or BENCH_ARCH=um: natively, as
+#                              User Mode Linux (any arch tools/kunit.sh runs)
 #   tools/bench.sh turnaround  this project's commands next to raw kunit.py
 #                              doing the same work, timed in the same run
 #   tools/bench.sh             both
@@ -94,13 +96,15 @@ incremental_row() {
 	row "touch route.c, build + run, x86_64" "$o" "$r"
 }
 
-# The per-commit check of the last N commits (ci/percommit.sh, in the
-# x86_64 build folder) against a raw kunit.py run at each of those commits.
+# The per-commit check of the last N commits (ci/percommit.sh as x86_64
+# under QEMU without sanitizers, in the x86_64 build folder) against a raw
+# kunit.py run at each of those commits.
 percommit_rows() {
 	local n=${BENCH_COMMITS:-4} branch o r c
 	log=percommit.log
 	branch=$(git -C "$TREE" symbolic-ref -q --short HEAD) || die "the tree is not on a branch"
-	timed o env PERCOMMIT_LAST="$n" "$TOP/ci/percommit.sh"
+	timed o env PERCOMMIT_LAST="$n" PERCOMMIT_ARCH=x86_64 PERCOMMIT_PLAIN=1 \
+		"$TOP/ci/percommit.sh"
 	r=0
 	for c in $(git -C "$TREE" rev-list --reverse "$BASE_TAG..$branch" | tail -n "$n"); do
 		local t
@@ -146,14 +150,15 @@ turnaround() {
 # The hash cost table, from the benchmark suite, which the default runs
 # leave out (kunit/bench.config turns it on).
 hash_bench() {
-	local config="$TOP/build/bench.kunitconfig"
+	local config="$TOP/build/bench.kunitconfig" arch=${BENCH_ARCH:-x86_64}
 	cat "$TOP/.kunitconfig" "$TOP/kunit/bench.config" >"$config"
-	log=hash.log
-	KUNITCONFIG=$config KUNIT_BUILD_DIR="$DIRS/hash-x86_64" \
-		KUNIT_RESULTS="$LOGS/hash.json" \
-		"$TOP/tools/kunit.sh" x86_64 net_multipath_hash_bench >"$LOGS/$log" 2>&1 ||
+	log=hash-$arch.log
+	KUNITCONFIG=$config KUNIT_BUILD_DIR="$DIRS/hash-$arch" \
+		KUNIT_RESULTS="$LOGS/hash-$arch.json" \
+		"$TOP/tools/kunit.sh" "$arch" net_multipath_hash_bench >"$LOGS/$log" 2>&1 ||
 		die "the benchmark suite failed: see $LOGS/$log"
-	sed -n 's/^ *# mp_bench_hash: //p' "$DIRS/hash-x86_64/test.log"
+	echo "$arch:"
+	sed -n 's/^ *# mp_bench_hash: //p' "$DIRS/hash-$arch/test.log"
 }
 
 case "${1:-all}" in

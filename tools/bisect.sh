@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Find the commit that moved multipath flows: "git bisect run" between a
 # good and a bad commit of a kernel git tree, each step judged by the golden
-# multipath hash suite built for x86_64 and run under QEMU.
+# multipath hash suite built for x86_64 and run under QEMU (tools/bisect_step.sh
+# lists the settings that change the arch, config and build folder).
 #
 #   tools/bisect.sh TREE GOOD BAD
 #

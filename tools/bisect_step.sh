@@ -3,7 +3,11 @@
 # checked-out commit for x86_64 and run the golden multipath hash suite
 # under QEMU. Exit 0 when every vector passes, 1 when one fails, 125 (skip)
 # when the commit does not build or the kernel gives no results. Builds go
-# to build/kunit-bisect, or $BISECT_BUILD_DIR.
+# to build/kunit-bisect, or $BISECT_BUILD_DIR. BISECT_ARCH picks another
+# arch of tools/kunit.sh (um: natively, as User Mode Linux), and
+# BISECT_KUNITCONFIG another config than kunit/golden.kunitconfig (one every
+# commit of the range defines, such as the one a build folder already
+# holds, so that the steps stay incremental).
 #
 # A commit without the golden suite gets it for the step, from the branch's
 # prepared tree ($BRANCH_TREE, build/linux by default): the suite's files,
@@ -57,8 +61,8 @@ fi
 
 json="$RESULTS/${commit:0:12}.json"
 KUNIT_ALLOW_WARNINGS=1 KUNIT_BUILD_DIR="${BISECT_BUILD_DIR:-$TOP/build/kunit-bisect}" \
-	KUNITCONFIG="$TOP/kunit/golden.kunitconfig" KUNIT_RESULTS="$json" \
-	"$TOP/tools/kunit.sh" x86_64 net_multipath_hash_golden \
+	KUNITCONFIG="${BISECT_KUNITCONFIG:-$TOP/kunit/golden.kunitconfig}" KUNIT_RESULTS="$json" \
+	"$TOP/tools/kunit.sh" "${BISECT_ARCH:-x86_64}" net_multipath_hash_golden \
 	>"$RESULTS/${commit:0:12}.log" 2>&1
 if [ ! -s "$json" ]; then
 	echo "bisect step ${commit:0:12}: no results (build or boot failed): skip"

@@ -116,3 +116,11 @@ counts() {
 	pf=$(sed -nE 's/.* ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' <<<"$1")
 	echo "${pf:-0 1}"
 }
+
+# kernel_reports LOG: the lines of a raw kernel log that open a sanitizer
+# report, a warning or an oops (mm/kasan/report.c, lib/ubsan.c,
+# kernel/kcsan/report.c, kernel/panic.c __warn(), the BUG: headers of
+# oopses). Prints nothing for a clean log.
+kernel_reports() {
+	grep -E '^(BUG|WARNING|UBSAN|KASAN)[: ]|^ *(BUG: KASAN|BUG: KCSAN|UBSAN:)' "$1" || true
+}

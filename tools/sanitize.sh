@@ -3,7 +3,9 @@
 # build folder, and fail when the kernel log holds any report, even if every
 # test case passed.
 #
-#   tools/sanitize.sh x86_64|arm64 [kasan|kcsan] [kunit.py run arguments...]
+#   tools/sanitize.sh ARCH [kasan|kcsan] [kunit.py run arguments...]
+#
+# ARCH is x86_64, arm64 or um (User Mode Linux, on an x86_64 host).
 #
 # kasan (the default): generic KASAN and UBSAN, kunit/sanitizers.config.
 # kcsan: the concurrency sanitizer, kunit/kcsan.config. Either fragment is
@@ -11,7 +13,7 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-arch=${1:?usage: tools/sanitize.sh x86_64|arm64 [kasan|kcsan] [kunit.py args...]}
+arch=${1:?usage: tools/sanitize.sh ARCH [kasan|kcsan] [kunit.py args...]}
 kind=${2:-kasan}
 shift $(($# < 2 ? $# : 2))
 case "$kind" in
@@ -32,15 +34,11 @@ KUNITCONFIG=$config KUNIT_BUILD_DIR=$build_dir KUNIT_RESULTS=$json \
 "$TOP/tools/kunit_counts.py" "$label=$json"
 cases=$?
 
-# Reports start with these words (mm/kasan/report.c, lib/ubsan.c,
-# kernel/kcsan/report.c, kernel/panic.c __warn(), and the BUG: headers of
-# oopses).
 if [ ! -s "$build_dir/test.log" ]; then
 	echo "$label reports: no kernel log ($build_dir/test.log): 0 passed, 1 failed"
 	exit 1
 fi
-reports=$(grep -E '^(BUG|WARNING|UBSAN|KASAN)[: ]|^ *(BUG: KASAN|BUG: KCSAN|UBSAN:)' \
-	"$build_dir/test.log" || true)
+reports=$(kernel_reports "$build_dir/test.log")
 if [ -n "$reports" ]; then
 	echo "kernel log reports ($build_dir/test.log):"
 	printf '%s\n' "$reports" | head -n 20 | sed 's/^/    /'
