@@ -79,7 +79,7 @@ run_gate() {
 	# report or warning, and checkpatch --strict finds nothing in its
 	# patch. The last commit's run is the whole series' suites, natively.
 	stage percommit "$TOP/ci/percommit.sh"
-	sed -n '/^# commit/,$p' "$LOGS/percommit.log" | sed 's/^/    /'
+	sed -n '/^# group/,$p' "$LOGS/percommit.log" | sed 's/^/    /'
 	add_counts "$(tail -n 1 "$LOGS/percommit.log")"
 
 	# The bisect tool names the commit of a synthetic history that moves
