@@ -33,7 +33,7 @@ kunit-all: prepare ## run the KUnit suites on every arch: um, x86_64, arm64 and 
 checkpatch: prepare ## checkpatch --strict and Fixes: tags on every patch
 	@$(TOOLS)/checkpatch.sh
 
-sanitize: prepare ## the suites under KASAN + UBSAN, failing on any report (ARCH=x86_64, arm64 or um)
+sanitize: prepare ## the suites under KASAN + UBSAN, failing on any report (ARCH=x86_64, arm64, s390 or um)
 	@$(TOOLS)/sanitize.sh $(ARCH) kasan
 
 kcsan: prepare ## the concurrency suite under KCSAN, failing on any report (ARCH=x86_64 or arm64)
@@ -59,7 +59,7 @@ ioprio-e2e: setup prepare ## the ioprio end-to-end check alone, in a guest (null
 icmp-paths: setup prepare ## in a guest, policy 1, two nexthops: 64 pings per family leave by the nexthop "ip route get" names, 64 forwarded ICMP errors per family by their flow's
 	@$(TOOLS)/vm.sh --arch $(ARCH) -- $(TOOLS)/icmp_paths_guest.sh
 
-percommit: prepare ## build and test every commit of the series on its own (User Mode Linux with KASAN + UBSAN; PERCOMMIT_ARCH=x86_64: QEMU; PERCOMMIT_PLAIN=1: no sanitizers)
+percommit: prepare ## build and test every commit of the series on its own (User Mode Linux; PERCOMMIT_ARCH=x86_64: QEMU; PERCOMMIT_SANITIZE=1: KASAN + UBSAN)
 	@ci/percommit.sh
 
 model: ## build the multipath hash model (tools/mphash) and run its unit tests

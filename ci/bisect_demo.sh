@@ -12,15 +12,14 @@
 # tree to its branch.
 #
 # The steps run as User Mode Linux in the folder and with the config of
-# the per-commit check (ci/percommit.sh: build/kunit-um-sanitizers,
-# .kunitconfig with kunit/sanitizers.config), so that each step rebuilds
-# only what the demo history changed since that check's last commit.
+# the per-commit check (ci/percommit.sh: build/kunit-um, .kunitconfig), so
+# that each step rebuilds only what the demo history changed since that
+# check's last commit.
 set -euo pipefail
 . "$(dirname "$0")/../tools/lib.sh"
 
 DATE="2001-01-01T00:00:00Z"
 DEMO_BRANCH=bisect-demo
-CONFIG="$TOP/build/bisect-demo.kunitconfig"
 
 [ -d "$TREE/.git" ] || die "no prepared tree: run 'make prepare'"
 "$TOP/tools/status.sh" >/dev/null || die "the tree is not in step with kernel-patches/ (make status)"
@@ -61,9 +60,8 @@ demo_commit Documentation/networking/ip-sysctl.rst \
 	'0,/^fib_multipath_hash_fields - UNSIGNED INTEGER/s//fib_multipath_hash_fields - UNSIGNED INTEGER /' \
 	"demo: another harmless documentation change"
 
-cat "$TOP/.kunitconfig" "$TOP/kunit/sanitizers.config" >"$CONFIG"
-out=$(BISECT_ARCH=um BISECT_BUILD_DIR="$TOP/build/kunit-um-sanitizers" \
-	BISECT_KUNITCONFIG="$CONFIG" "$TOP/tools/bisect.sh" "$TREE" "$START" "$DEMO_BRANCH")
+out=$(BISECT_ARCH=um BISECT_BUILD_DIR="$TOP/build/kunit-um" \
+	BISECT_KUNITCONFIG="$TOP/.kunitconfig" "$TOP/tools/bisect.sh" "$TREE" "$START" "$DEMO_BRANCH")
 printf '%s\n' "$out"
 found=$(sed -n 's/^first bad commit: \([0-9a-f]*\) .*/\1/p' <<<"$out")
 changed=$(grep -c '^    ipv4 .* p3 ' <<<"$out" || true)

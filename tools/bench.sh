@@ -103,7 +103,7 @@ percommit_rows() {
 	local n=${BENCH_COMMITS:-4} branch o r c
 	log=percommit.log
 	branch=$(git -C "$TREE" symbolic-ref -q --short HEAD) || die "the tree is not on a branch"
-	timed o env PERCOMMIT_LAST="$n" PERCOMMIT_ARCH=x86_64 PERCOMMIT_PLAIN=1 \
+	timed o env PERCOMMIT_LAST="$n" PERCOMMIT_ARCH=x86_64 \
 		"$TOP/ci/percommit.sh"
 	r=0
 	for c in $(git -C "$TREE" rev-list --reverse "$BASE_TAG..$branch" | tail -n "$n"); do

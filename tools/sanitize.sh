@@ -5,7 +5,7 @@
 #
 #   tools/sanitize.sh ARCH [kasan|kcsan] [kunit.py run arguments...]
 #
-# ARCH is x86_64, arm64 or um (User Mode Linux, on an x86_64 host).
+# ARCH is x86_64, arm64, s390 or um (User Mode Linux, on an x86_64 host).
 #
 # kasan (the default): generic KASAN and UBSAN, kunit/sanitizers.config.
 # kcsan: the concurrency sanitizer, kunit/kcsan.config. Either fragment is

@@ -69,7 +69,9 @@ kmake() {
 		CC="ccache ${cross}gcc" HOSTCC="ccache gcc" -j"$(nproc)" "$@"
 }
 
-# Every option of the fragment must come out as asked, as kunit.py checks.
+# Every option of the fragment must come out as asked, as kunit.py checks:
+# those it sets, and those it leaves out ("# CONFIG_X is not set"), which
+# another option may select.
 configure() {
 	local missing
 	if [ ! -f "$out/.config" ] || [ "$fragment" -nt "$out/.config" ]; then
@@ -77,7 +79,9 @@ configure() {
 		kmake olddefconfig >/dev/null
 	fi
 	missing=$(grep -E '^CONFIG_' "$fragment" | grep -vxF -f "$out/.config" || true)
-	[ -z "$missing" ] || die "kunit/vm.config options not in the kernel config: $missing"
+	missing+=$(sed -n 's/^# \(CONFIG_[A-Za-z0-9_]*\) is not set$/^\1=/p' "$fragment" |
+		grep -f - "$out/.config" || true)
+	[ -z "$missing" ] || die "kunit/vm*.config options not as asked in the kernel config: $missing"
 }
 
 info "building the $arch guest kernel in build/vm-$arch"
