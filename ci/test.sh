@@ -11,8 +11,8 @@
 # ends with one line "N passed, N failed" summing the model's checks, the
 # round trip, the vectors check, every commit checked, the bisect
 # demonstration, every KUnit case of the s390x run and its clean kernel
-# log, every selftest TEST
-# line, every ioprio end-to-end row, each checkout copy and every ICMP path.
+# log, every selftest TEST line, every ioprio end-to-end row, each checkout
+# copy and every ICMP path.
 # Exits non-zero when anything failed.
 set -uo pipefail
 . "$(dirname "$0")/../tools/lib.sh"

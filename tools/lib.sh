@@ -15,8 +15,9 @@ export CCACHE_BASEDIR="$TOP"
 # kernel's build already asks gcc for, instead of running the preprocessor
 # a second time to hash its output: net/ipv4 and net/core of the x86_64
 # guest kernel built in 80 s with an empty cache this way, 129 s in
-# ccache's default mode, 80 s without ccache. Warm hits are the same (an
-# entry made in either mode hits in the other).
+# ccache's default mode, 80 s without ccache (one run each; reruns of one
+# setting varied by up to 20 s on this shared machine). Warm hits are the
+# same (an entry made in either mode hits in the other).
 export CCACHE_DEPEND="${CCACHE_DEPEND:-1}"
 
 # One role identity for every commit of the series, so that commits made
