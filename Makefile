@@ -42,10 +42,10 @@ kcsan: prepare ## the concurrency suite under KCSAN, failing on any report (ARCH
 bench: prepare ## figures, no pass/fail: hash cost per policy (ARCH=um: native) and turnaround vs raw kunit.py (BENCH=hash|turnaround, BENCH_COLD=0)
 	@BENCH_ARCH=$(ARCH) $(TOOLS)/bench.sh $(BENCH)
 
-vm: prepare ## boot the branch kernel in a guest (read-only 9p root) and run CMD: make vm CMD='uname -a' (ARCH=x86_64 or arm64)
+vm: prepare ## boot the branch kernel in a guest on the host's root (read-only) and run CMD: make vm CMD='uname -a' (ARCH=x86_64, arm64 or um)
 	@$(TOOLS)/vm.sh --arch $(ARCH) -- $(CMD)
 
-selftests: setup prepare ## the three forwarding selftests of the series, the ioprio end-to-end check and the ICMP path check, in guests (ARCH=x86_64 or arm64)
+selftests: setup prepare ## the three forwarding selftests of the series, the ioprio end-to-end check and the ICMP path check, in guests (ARCH=x86_64, arm64 or um)
 	@$(TOOLS)/selftests.sh --arch $(ARCH)
 	@$(MAKE) -s ioprio-e2e
 	@$(MAKE) -s icmp-paths
@@ -53,7 +53,7 @@ selftests: setup prepare ## the three forwarding selftests of the series, the io
 rootfs: setup prepare ## build (or check) the guest kernel and the Debian root of a guest not of the host's arch: make rootfs ARCH=arm64
 	@$(TOOLS)/vm.sh --arch $(ARCH) --build-only
 
-ioprio-e2e: setup prepare ## the ioprio end-to-end check alone, in a guest (null_blk, mq-deadline, cgroup v2; ARCH=x86_64 or arm64)
+ioprio-e2e: setup prepare ## the ioprio end-to-end check alone, in a guest (null_blk, mq-deadline, cgroup v2; ARCH=x86_64, arm64 or um)
 	@$(TOOLS)/vm.sh --arch $(ARCH) -- $(TOOLS)/ioprio_guest.sh
 
 icmp-paths: setup prepare ## in a guest, policy 1, two nexthops: 64 pings per family leave by the nexthop "ip route get" names, 64 forwarded ICMP errors per family by their flow's

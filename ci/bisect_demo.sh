@@ -12,9 +12,9 @@
 # tree to its branch.
 #
 # The steps run as User Mode Linux in the folder and with the config of
-# the per-commit check (ci/percommit.sh: build/kunit-um, .kunitconfig), so
-# that each step rebuilds only what the demo history changed since that
-# check's last commit.
+# the per-commit check (ci/percommit.sh: build/kunit-um, .kunitconfig and
+# the UML guest's fragments), so that each step rebuilds only what the demo
+# history changed since that check's last commit.
 set -euo pipefail
 . "$(dirname "$0")/../tools/lib.sh"
 
@@ -60,8 +60,10 @@ demo_commit Documentation/networking/ip-sysctl.rst \
 	'0,/^fib_multipath_hash_fields - UNSIGNED INTEGER/s//fib_multipath_hash_fields - UNSIGNED INTEGER /' \
 	"demo: another harmless documentation change"
 
+um_guest_kunitconfig "$TOP/build/bisect-demo.kunitconfig"
 out=$(BISECT_ARCH=um BISECT_BUILD_DIR="$TOP/build/kunit-um" \
-	BISECT_KUNITCONFIG="$TOP/.kunitconfig" "$TOP/tools/bisect.sh" "$TREE" "$START" "$DEMO_BRANCH")
+	BISECT_KUNITCONFIG="$TOP/build/bisect-demo.kunitconfig" \
+	"$TOP/tools/bisect.sh" "$TREE" "$START" "$DEMO_BRANCH")
 printf '%s\n' "$out"
 found=$(sed -n 's/^first bad commit: \([0-9a-f]*\) .*/\1/p' <<<"$out")
 changed=$(grep -c '^    ipv4 .* p3 ' <<<"$out" || true)

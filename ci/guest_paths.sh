@@ -7,13 +7,20 @@
 # once, reused). Ends with "guest-paths: N passed, N failed", one case per
 # folder.
 #
-#   ci/guest_paths.sh [PARENT...]     (default: /tmp /root)
+#   ci/guest_paths.sh [--arch x86_64|arm64|um] [PARENT...]
+#
+# The default arch is x86_64, the default parents /tmp and /root.
 set -uo pipefail
 . "$(dirname "$0")/../tools/lib.sh"
 
+arch=x86_64
+if [ "${1:-}" = --arch ]; then
+	arch=${2:?usage: ci/guest_paths.sh [--arch ARCH] [PARENT...]}
+	shift 2
+fi
 [ $# -gt 0 ] || set -- /tmp /root
 mkdir -p "$TOP/build/logs"
-"$TOP/tools/vm.sh" --build-only || die "cannot build the guest kernel"
+"$TOP/tools/vm.sh" --arch "$arch" --build-only || die "cannot build the guest kernel"
 
 copies=()
 trap 'rm -rf "${copies[@]}"' EXIT
@@ -23,8 +30,8 @@ for parent in "$@"; do
 	copies+=("$copy")
 	git -C "$TOP" ls-files -z | tar -C "$TOP" --null -T - -cf - | tar -C "$copy" -xf -
 	echo "== checkout copy in $copy"
-	if (cd "$copy" && TREE="$TREE" VM_BUILD_DIR="$TOP/build/vm-x86_64" \
-		tools/vm.sh -- "$copy/tools/ioprio_guest.sh") >"$copy.log" 2>&1 &&
+	if (cd "$copy" && TREE="$TREE" VM_BUILD_DIR="$TOP/build/vm-$arch" \
+		tools/vm.sh --arch "$arch" -- "$copy/tools/ioprio_guest.sh") >"$copy.log" 2>&1 &&
 		grep -q '^ioprio-e2e: [1-9][0-9]* passed, 0 failed' "$copy.log"; then
 		grep '^ioprio-e2e: ' "$copy.log" | sed 's/^/    /'
 		passed=$((passed + 1))

@@ -8,7 +8,10 @@
 # The kernel is User Mode Linux (PERCOMMIT_ARCH=um, the default): the same
 # x86_64 code as under QEMU, run natively, so the whole series' suites run
 # in about a second instead of eight under QEMU TCG; the builds take the
-# rest. PERCOMMIT_ARCH=x86_64 (or any arch tools/kunit.sh knows) walks the
+# rest. Its config also holds the options of the UML guest (tools/lib.sh,
+# UM_GUEST_FRAGMENTS): every commit builds them, and the last commit's
+# build is, object for object, the kernel "tools/vm.sh --arch um" builds,
+# which then comes from ccache. PERCOMMIT_ARCH=x86_64 (or any arch tools/kunit.sh knows) walks the
 # series under QEMU instead. A warning or oops in a commit's kernel log
 # fails it even when every case passed, as does a compiler warning (build
 # column WARN). PERCOMMIT_SANITIZE=1 builds every commit with KASAN and
@@ -28,18 +31,24 @@ set -uo pipefail
 
 LOGS="$TOP/build/logs/percommit"
 ARCH=${PERCOMMIT_ARCH:-um}
+fragments=()
+if [ "$ARCH" = um ]; then
+	# The User Mode Linux guest's options too (tools/lib.sh): every commit
+	# builds them, and the last commit's build is the guest's kernel.
+	fragments+=("${UM_GUEST_FRAGMENTS[@]}")
+fi
 if [ "${PERCOMMIT_SANITIZE:-0}" = 1 ]; then
-	fragment="$TOP/kunit/sanitizers.config"
+	fragments+=("$TOP/kunit/sanitizers.config")
 	build_dir="$TOP/build/kunit-$ARCH-sanitizers"
 else
-	fragment=/dev/null build_dir="$TOP/build/kunit-$ARCH"
+	build_dir="$TOP/build/kunit-$ARCH"
 fi
 mkdir -p "$LOGS"
 "$TOP/tools/status.sh" >/dev/null || die "the tree is not in step with kernel-patches/ (make status)"
 branch=$(git -C "$TREE" symbolic-ref -q --short HEAD) || die "the tree is not on a branch"
 trap 'git -C "$TREE" checkout -q "$branch"' EXIT
 
-# kunitconfig_at COMMIT OUT: the lines of .kunitconfig and the fragment
+# kunitconfig_at COMMIT OUT: the lines of .kunitconfig and the fragments
 # whose options the tree defines at COMMIT, so that each commit runs the
 # suites it has.
 kunitconfig_at() {
@@ -52,7 +61,7 @@ kunitconfig_at() {
 		if git -C "$TREE" grep -qE "^(menu)?config $name\$" "$commit" -- '*Kconfig*'; then
 			printf '%s\n' "$line" >>"$out"
 		fi
-	done < <(cat "$TOP/.kunitconfig" "$fragment")
+	done < <(cat "$TOP/.kunitconfig" "${fragments[@]}")
 }
 
 mapfile -t commits < <(git -C "$TREE" rev-list --reverse "$BASE_TAG..$branch")

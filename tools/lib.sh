@@ -25,6 +25,16 @@ export CCACHE_DEPEND="${CCACHE_DEPEND:-1}"
 BRANCH_NAME="Multipath and ioprio branch maintainers"
 BRANCH_EMAIL="branch-maintainers@mphash-ioprio.invalid"
 
+# The User Mode Linux guest's kernel is also the one the per-commit check
+# builds (the same config, so that ccache serves one build to the other):
+# .kunitconfig with these fragments. um_guest_kunitconfig OUT writes it,
+# touching OUT only when it changes.
+UM_GUEST_FRAGMENTS=("$TOP/kunit/vm.config" "$TOP/kunit/vm-um.config")
+um_guest_kunitconfig() {
+	cat "$TOP/.kunitconfig" "${UM_GUEST_FRAGMENTS[@]}" >"$1.new" || return
+	if cmp -s "$1.new" "$1"; then rm -f "$1.new"; else mv "$1.new" "$1"; fi
+}
+
 # host_arch: the host's architecture as the kernel's ARCH names it.
 host_arch() { local m; m=$(uname -m); echo "${m/aarch64/arm64}"; }
 

@@ -2,7 +2,7 @@
 # Run the custom multipath hash forwarding selftests of the prepared tree,
 # as the series leaves them, each in its own guest (tools/vm.sh).
 #
-#   tools/selftests.sh [--arch x86_64|arm64] [SCRIPT...]
+#   tools/selftests.sh [--arch x86_64|arm64|um] [SCRIPT...]
 #
 # SCRIPT names files in tools/testing/selftests/net/forwarding/; the default
 # is the three custom multipath hash scripts. Prints every TEST line and the

@@ -1,18 +1,30 @@
 #!/usr/bin/env bash
-# Boot the branch kernel under QEMU, run one command in it and pass back
+# Boot the branch kernel in a guest, run one command in it and pass back
 # its output and exit status.
 #
-#   tools/vm.sh [--arch x86_64|arm64] [--build-only] [--] COMMAND [ARG...]
+#   tools/vm.sh [--arch x86_64|arm64|um] [--build-only] [--] COMMAND [ARG...]
 #
 # --build-only builds what the guest boots: the kernel, and the root
 # filesystem of a guest of another architecture.
 #
-# The root filesystem is exported read-only over virtio-9p. A guest of the
-# host's architecture boots on the host's "/" and runs the host's programs;
-# one of another architecture (arm64 on an x86_64 host) boots on
-# build/rootfs-ARCH, Debian of its own architecture that tools/rootfs.sh
-# builds on first use and rebuilds when its package list changes. The
-# guest writes only to the tmpfs tools/vm-init.sh mounts (/tmp, /run,
+# x86_64 and arm64 guests run under QEMU. Their root filesystem is exported
+# read-only over virtio-9p. A guest of the host's architecture boots on the
+# host's "/" and runs the host's programs; one of another architecture
+# (arm64 on an x86_64 host) boots on build/rootfs-ARCH, Debian of its own
+# architecture that tools/rootfs.sh builds on first use and rebuilds when
+# its package list changes.
+#
+# um is User Mode Linux: the kernel runs as a process of the host, natively,
+# on the host's "/" through hostfs, mounted read-only. Unlike QEMU's
+# read-only export, nothing on the host enforces that: the guest's root
+# could remount it writable and write as the user who runs this script.
+# Nothing this branch runs in a guest does. Its kernel is the one the
+# per-commit check builds at the series' last commit (.kunitconfig,
+# kunit/vm.config and kunit/vm-um.config, through tools/kunit.sh), so
+# where that check ran first, as in the gate, its build comes from ccache.
+# KUnit's suites are built in and stay idle (kunit.enable=0).
+#
+# The guest writes only to the tmpfs tools/vm-init.sh mounts (/tmp, /run,
 # /var/tmp, /root), its scratch space, gone at power-off. Those tmpfs mounts
 # would hide a checkout under one of them, so this checkout (and the kernel
 # tree, when $TREE lies outside it) is exported again, read-only, and
@@ -21,11 +33,12 @@
 # device of its own. Nothing runs on the host's kernel.
 #
 # The kernel is built from the prepared tree (build/linux, or $TREE) into
-# build/vm-ARCH (or $VM_BUILD_DIR) with kunit/vm.config, incrementally
-# through ccache. The
-# console goes to stdout and to build/vm-ARCH/console.log; the command's
-# exit status becomes ours (125 when the guest gives none). VM_TIMEOUT
-# (seconds, 3600) bounds a run; VM_APPEND adds kernel parameters.
+# build/vm-ARCH (or $VM_BUILD_DIR) with kunit/vm.config, the machine's
+# kunit/vm-qemu.config or kunit/vm-um.config and kunit/vm-ARCH.config where
+# it exists, incrementally through ccache. The console goes to stdout and
+# to build/vm-ARCH/console.log; the command's exit status becomes ours (125
+# when the guest gives none). VM_TIMEOUT (seconds, 3600) bounds a run;
+# VM_APPEND adds kernel parameters.
 #
 # tools/rootfs.sh boots its second stage with
 #   tools/vm.sh --arch ARCH --root DIR --writable-root --init PATH
@@ -52,18 +65,13 @@ x86_64) cross= image=arch/x86/boot/bzImage console=ttyS0
 	qemu=(qemu-system-x86_64 -bios qboot.rom) ;;
 arm64) cross=aarch64-linux-gnu- image=arch/arm64/boot/Image console=ttyAMA0
 	qemu=(qemu-system-aarch64 -machine virt -cpu cortex-a57) ;;
-*) die "unknown arch '$arch' (x86_64 or arm64)" ;;
+um) ;;
+*) die "unknown arch '$arch' (x86_64, arm64 or um)" ;;
 esac
 [ -e "$TREE/.git" ] || die "no kernel git tree at $TREE: run 'make prepare'"
 
 out=${VM_BUILD_DIR:-$TOP/build/vm-$arch}
 mkdir -p "$out"
-# kunit/vm.config, and kunit/vm-ARCH.config where the machine needs more.
-fragment="$out/vm.config"
-cat "$TOP/kunit/vm.config" $([ -f "$TOP/kunit/vm-$arch.config" ] &&
-	echo "$TOP/kunit/vm-$arch.config") >"$fragment.new"
-cmp -s "$fragment.new" "$fragment" || mv "$fragment.new" "$fragment"
-rm -f "$fragment.new"
 kmake() {
 	make -C "$TREE" O="$out" ARCH="$arch" CROSS_COMPILE="$cross" \
 		CC="ccache ${cross}gcc" HOSTCC="ccache gcc" -j"$(nproc)" "$@"
@@ -73,7 +81,7 @@ kmake() {
 # those it sets, and those it leaves out ("# CONFIG_X is not set"), which
 # another option may select.
 configure() {
-	local missing
+	local fragment=$1 missing
 	if [ ! -f "$out/.config" ] || [ "$fragment" -nt "$out/.config" ]; then
 		cp "$fragment" "$out/.config"
 		kmake olddefconfig >/dev/null
@@ -84,14 +92,39 @@ configure() {
 	[ -z "$missing" ] || die "kunit/vm*.config options not as asked in the kernel config: $missing"
 }
 
-info "building the $arch guest kernel in build/vm-$arch"
-configure
-kmake "${image##*/}" >"$out/build.log" 2>&1 || {
-	tail -n 30 "$out/build.log" >&2
-	die "guest kernel build failed (build/vm-$arch/build.log)"
+# build_qemu_kernel: kunit/vm.config, kunit/vm-qemu.config and
+# kunit/vm-ARCH.config where the machine needs more.
+build_qemu_kernel() {
+	local fragment="$out/vm.config"
+	cat "$TOP/kunit/vm.config" "$TOP/kunit/vm-qemu.config" \
+		$([ -f "$TOP/kunit/vm-$arch.config" ] && echo "$TOP/kunit/vm-$arch.config") \
+		>"$fragment.new"
+	cmp -s "$fragment.new" "$fragment" || mv "$fragment.new" "$fragment"
+	rm -f "$fragment.new"
+	configure "$fragment"
+	kmake "${image##*/}"
 }
 
-if [ -z "$root" ] && [ "$arch" = "$(host_arch)" ]; then
+# build_um_kernel: through tools/kunit.sh, as the per-commit check builds
+# (kunit.py checks the options come out as asked).
+build_um_kernel() {
+	um_guest_kunitconfig "$out/vm.kunitconfig" || return
+	KUNIT_BUILD_ONLY=1 KUNITCONFIG="$out/vm.kunitconfig" KUNIT_BUILD_DIR="$out" \
+		"$TOP/tools/kunit.sh" um
+}
+
+info "building the $arch guest kernel in ${out#"$TOP"/}"
+if [ "$arch" = um ]; then
+	build=build_um_kernel
+else
+	build=build_qemu_kernel
+fi
+$build >"$out/build.log" 2>&1 || {
+	tail -n 30 "$out/build.log" >&2
+	die "guest kernel build failed (${out#"$TOP"/}/build.log)"
+}
+
+if [ -z "$root" ] && { [ "$arch" = "$(host_arch)" ] || [ "$arch" = um ]; }; then
 	root=/
 elif [ -z "$root" ]; then
 	# Held until the guest ends (QEMU inherits it): no rebuild of the root
@@ -147,24 +180,37 @@ else
 	root_mode=ro export_mode=,readonly=on
 fi
 
-append="console=$console root=hostroot rootfstype=9p $root_mode"
-append+=" rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose"
-append+=" init=$init vm_cmd=$cmd panic=-1 loglevel=4"
-append+=" vm_shares=$(IFS=:; echo "${shares[*]}")"
-append+=" ${VM_APPEND:-}"
-qemu+=(-nodefaults -nographic -no-reboot -m 2048 -smp 2 -serial stdio
-	-kernel "$out/$image" -append "$append"
-	-fsdev "local,id=hostroot,path=$root,security_model=none$export_mode,multidevs=remap"
-	-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot)
-for i in "${!shares[@]}"; do
-	qemu+=(-fsdev "local,id=share$i,path=${shares[$i]},security_model=none,readonly=on,multidevs=remap"
-		-device "virtio-9p-pci,fsdev=share$i,mount_tag=share$i")
-done
+# vm_shares= lists the folders vm-init mounts at their paths, vm_sharefs=
+# how: 9p (share0, share1... in that order) or hostfs.
+shares_param="vm_shares=$(IFS=:; echo "${shares[*]}")"
+if [ "$arch" = um ]; then
+	# Memory is a file UML maps ($TMPDIR, else /dev/shm); the console is
+	# its standard output.
+	guest=("$out/linux" mem=2G con0=fd:0,fd:1 root=/dev/root rootfstype=hostfs
+		"rootflags=$root" "$root_mode" "init=$init" "vm_cmd=$cmd" panic=-1
+		loglevel=4 kunit.enable=0 "$shares_param" vm_sharefs=hostfs)
+	read -ra extra <<<"${VM_APPEND:-}"
+	guest+=("${extra[@]}")
+else
+	append="console=$console root=hostroot rootfstype=9p $root_mode"
+	append+=" rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose"
+	append+=" init=$init vm_cmd=$cmd panic=-1 loglevel=4 $shares_param vm_sharefs=9p"
+	append+=" ${VM_APPEND:-}"
+	guest=("${qemu[@]}" -nodefaults -nographic -no-reboot -m 2048 -smp 2 -serial stdio
+		-kernel "$out/$image" -append "$append"
+		-fsdev "local,id=hostroot,path=$root,security_model=none$export_mode,multidevs=remap"
+		-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot)
+	for i in "${!shares[@]}"; do
+		guest+=(-fsdev "local,id=share$i,path=${shares[$i]},security_model=none,readonly=on,multidevs=remap"
+			-device "virtio-9p-pci,fsdev=share$i,mount_tag=share$i")
+	done
+fi
 
-timeout "${VM_TIMEOUT:-3600}" "${qemu[@]}" </dev/null | tee "$out/console.log" || true
+timeout --kill-after=10 "${VM_TIMEOUT:-3600}" "${guest[@]}" </dev/null |
+	tee "$out/console.log" || true
 status=$(sed -n 's/^vm-init: exit status \([0-9]*\).*/\1/p' "$out/console.log" | tail -n 1)
 if [ -z "$status" ]; then
-	echo "vm.sh: the guest gave no exit status (build/vm-$arch/console.log)" >&2
+	echo "vm.sh: the guest gave no exit status (${out#"$TOP"/}/console.log)" >&2
 	exit 125
 fi
 exit "$status"
