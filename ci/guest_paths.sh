@@ -4,7 +4,8 @@
 # checkout's tracked files to a fresh folder under each of them and run the
 # ioprio end-to-end check from that copy, with the copy's own tools/ and
 # command file. The guest kernel and the tree are this checkout's (built
-# once, reused). Ends with "guest-paths: N passed, N failed", one case per
+# once, reused; the kernel's folder is $VM_BUILD_DIR when set, as for
+# tools/vm.sh). Ends with "guest-paths: N passed, N failed", one case per
 # folder.
 #
 #   ci/guest_paths.sh [--arch x86_64|arm64|um] [PARENT...]
@@ -30,7 +31,7 @@ for parent in "$@"; do
 	copies+=("$copy")
 	git -C "$TOP" ls-files -z | tar -C "$TOP" --null -T - -cf - | tar -C "$copy" -xf -
 	echo "== checkout copy in $copy"
-	if (cd "$copy" && TREE="$TREE" VM_BUILD_DIR="$TOP/build/vm-$arch" \
+	if (cd "$copy" && TREE="$TREE" VM_BUILD_DIR="${VM_BUILD_DIR:-$TOP/build/vm-$arch}" \
 		tools/vm.sh --arch "$arch" -- "$copy/tools/ioprio_guest.sh") >"$copy.log" 2>&1 &&
 		grep -q '^ioprio-e2e: [1-9][0-9]* passed, 0 failed' "$copy.log"; then
 		grep '^ioprio-e2e: ' "$copy.log" | sed 's/^/    /'

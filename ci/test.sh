@@ -5,10 +5,10 @@
 # its own (built and tested natively as User Mode Linux, a warning in its
 # kernel log failing it, its patch checkpatched), prove the bisect tool on
 # a synthetic history, run the KUnit suites under QEMU on s390x (big-endian)
-# with KASAN and UBSAN, then in a User Mode Linux guest (the per-commit
-# check's kernel of the last commit, rebuilt from ccache) the plain
-# forwarding selftest, the ioprio end-to-end check (also from copies of the
-# checkout under /tmp and /root) and the ICMP path check. Prints how long each stage took and
+# with KASAN and UBSAN, and in a User Mode Linux guest (the per-commit
+# check's kernel of the last commit) the plain forwarding selftest, the
+# ioprio end-to-end check (also from copies of the checkout under /tmp and
+# /root) and the ICMP path check. Prints how long each stage took and
 # ends with one line "N passed, N failed" summing the model's checks, the
 # round trip, the vectors check, every commit checked, the bisect
 # demonstration, every KUnit case of the s390x run and its clean kernel
@@ -83,6 +83,35 @@ run_gate() {
 	sed -n '/^# group/,$p' "$LOGS/percommit.log" | sed 's/^/    /'
 	add_counts "$(tail -n 1 "$LOGS/percommit.log")"
 
+	# The branch kernel in a User Mode Linux guest on the host's root: the
+	# plain forwarding selftest of the custom hash (one case per TEST line)
+	# and the ioprio end-to-end check (one case per policy and input). The
+	# GRE variants run in "make selftests". The guest's kernel is the
+	# per-commit check's build of the last commit, in its folder (the
+	# config is the same: tools/lib.sh, UM_GUEST_FRAGMENTS), so these
+	# stages build nothing, where the x86_64 QEMU guest's own kernel cost
+	# about twelve minutes from nothing. They run before the bisect demo,
+	# which rebuilds that folder for its steps. The QEMU guests (make
+	# selftests ARCH=x86_64 or arm64) are the developers'.
+	export VM_BUILD_DIR="$TOP/build/kunit-um"
+	stage selftest "$TOP/tools/selftests.sh" --arch um custom_multipath_hash.sh
+	grep -E '^(==|    TEST: .*FAIL|selftests:)' "$LOGS/selftest.log" | sed 's/^/    /'
+	add_counts "$(grep -E '^selftests: ' "$LOGS/selftest.log" || echo "no counts")"
+	stage ioprio-e2e "$TOP/tools/vm.sh" --arch um -- "$TOP/tools/ioprio_guest.sh"
+	grep -E 'MISMATCH|^ioprio-e2e:' "$LOGS/ioprio-e2e.log" | sed 's/^/    /'
+	add_counts "$(grep -E '^ioprio-e2e: ' "$LOGS/ioprio-e2e.log" || echo "no counts")"
+	# Pings leave by the nexthop "ip route get" names (policy 1): one case
+	# per destination and family.
+	stage icmp-paths "$TOP/tools/vm.sh" --arch um -- "$TOP/tools/icmp_paths_guest.sh"
+	grep -E 'MISMATCH|^icmp-paths:' "$LOGS/icmp-paths.log" | sed 's/^/    /'
+	add_counts "$(grep -E '^icmp-paths: ' "$LOGS/icmp-paths.log" || echo "no counts")"
+	# The same check from copies of this checkout under /tmp and /root,
+	# which the guest covers with tmpfs: guests work from any checkout.
+	stage guest-paths "$TOP/ci/guest_paths.sh" --arch um
+	grep -E '^(==|    |guest-paths:)' "$LOGS/guest-paths.log" | sed 's/^/    /'
+	add_counts "$(tail -n 1 "$LOGS/guest-paths.log")"
+	unset VM_BUILD_DIR
+
 	# The bisect tool names the commit of a synthetic history that moves
 	# flows; its steps reuse the per-commit check's build folder.
 	stage bisect-demo "$TOP/ci/bisect_demo.sh"
@@ -100,32 +129,6 @@ run_gate() {
 	while read -r line; do
 		add_counts "$line"
 	done < <(grep -E '^s390-sanitizers(:| reports:) ' "$LOGS/kunit-s390.log" || echo "no counts")
-
-	# The branch kernel in a User Mode Linux guest on the host's root: the
-	# plain forwarding selftest of the custom hash (one case per TEST line)
-	# and the ioprio end-to-end check (one case per policy and input). The
-	# GRE variants run in "make selftests". The guest's kernel has the
-	# config of the per-commit check, whose last build left every object
-	# of it in ccache: building it here costs about a minute, where the
-	# x86_64 QEMU guest's own config cost about twelve from nothing. The
-	# QEMU guests (make selftests ARCH=x86_64 or arm64) are the
-	# developers'.
-	stage selftest "$TOP/tools/selftests.sh" --arch um custom_multipath_hash.sh
-	grep -E '^(==|    TEST: .*FAIL|selftests:)' "$LOGS/selftest.log" | sed 's/^/    /'
-	add_counts "$(grep -E '^selftests: ' "$LOGS/selftest.log" || echo "no counts")"
-	stage ioprio-e2e "$TOP/tools/vm.sh" --arch um -- "$TOP/tools/ioprio_guest.sh"
-	grep -E 'MISMATCH|^ioprio-e2e:' "$LOGS/ioprio-e2e.log" | sed 's/^/    /'
-	add_counts "$(grep -E '^ioprio-e2e: ' "$LOGS/ioprio-e2e.log" || echo "no counts")"
-	# Pings leave by the nexthop "ip route get" names (policy 1): one case
-	# per destination and family.
-	stage icmp-paths "$TOP/tools/vm.sh" --arch um -- "$TOP/tools/icmp_paths_guest.sh"
-	grep -E 'MISMATCH|^icmp-paths:' "$LOGS/icmp-paths.log" | sed 's/^/    /'
-	add_counts "$(grep -E '^icmp-paths: ' "$LOGS/icmp-paths.log" || echo "no counts")"
-	# The same check from copies of this checkout under /tmp and /root,
-	# which the guest covers with tmpfs: guests work from any checkout.
-	stage guest-paths "$TOP/ci/guest_paths.sh" --arch um
-	grep -E '^(==|    |guest-paths:)' "$LOGS/guest-paths.log" | sed 's/^/    /'
-	add_counts "$(tail -n 1 "$LOGS/guest-paths.log")"
 }
 
 start=$(date +%s)

@@ -26,8 +26,8 @@ BRANCH_NAME="Multipath and ioprio branch maintainers"
 BRANCH_EMAIL="branch-maintainers@mphash-ioprio.invalid"
 
 # The User Mode Linux guest's kernel is also the one the per-commit check
-# builds (the same config, so that ccache serves one build to the other):
-# .kunitconfig with these fragments. um_guest_kunitconfig OUT writes it,
+# builds (the same config, so that the gate's guests boot that check's
+# build of the last commit): .kunitconfig with these fragments. um_guest_kunitconfig OUT writes it,
 # touching OUT only when it changes.
 UM_GUEST_FRAGMENTS=("$TOP/kunit/vm.config" "$TOP/kunit/vm-um.config")
 um_guest_kunitconfig() {

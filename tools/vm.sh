@@ -18,11 +18,11 @@
 # on the host's "/" through hostfs, mounted read-only. Unlike QEMU's
 # read-only export, nothing on the host enforces that: the guest's root
 # could remount it writable and write as the user who runs this script.
-# Nothing this branch runs in a guest does. Its kernel is the one the
-# per-commit check builds at the series' last commit (.kunitconfig,
-# kunit/vm.config and kunit/vm-um.config, through tools/kunit.sh), so
-# where that check ran first, as in the gate, its build comes from ccache.
-# KUnit's suites are built in and stay idle (kunit.enable=0).
+# Nothing this branch runs in a guest does. Its config is the one the
+# per-commit check builds at every commit (.kunitconfig, kunit/vm.config
+# and kunit/vm-um.config, built through tools/kunit.sh), so the gate
+# boots that check's own build of the last commit (VM_BUILD_DIR). KUnit's
+# suites are built in and stay idle (kunit.enable=0).
 #
 # The guest writes only to the tmpfs tools/vm-init.sh mounts (/tmp, /run,
 # /var/tmp, /root), its scratch space, gone at power-off. Those tmpfs mounts
