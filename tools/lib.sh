@@ -25,15 +25,21 @@ export CCACHE_DEPEND="${CCACHE_DEPEND:-1}"
 BRANCH_NAME="Multipath and ioprio branch maintainers"
 BRANCH_EMAIL="branch-maintainers@mphash-ioprio.invalid"
 
+# cat_if_changed OUT FILE...: OUT becomes the FILEs one after the other,
+# touched only when that changes it (builds compare its time).
+cat_if_changed() {
+	local out=$1
+	shift
+	cat "$@" >"$out.new" || { rm -f "$out.new"; return 1; }
+	if cmp -s "$out.new" "$out"; then rm -f "$out.new"; else mv "$out.new" "$out"; fi
+}
+
 # The User Mode Linux guest's kernel is also the one the per-commit check
 # builds (the same config, so that the gate's guests boot that check's
-# build of the last commit): .kunitconfig with these fragments. um_guest_kunitconfig OUT writes it,
-# touching OUT only when it changes.
+# build of the last commit): .kunitconfig with these fragments.
+# um_guest_kunitconfig OUT writes it.
 UM_GUEST_FRAGMENTS=("$TOP/kunit/vm.config" "$TOP/kunit/vm-um.config")
-um_guest_kunitconfig() {
-	cat "$TOP/.kunitconfig" "${UM_GUEST_FRAGMENTS[@]}" >"$1.new" || return
-	if cmp -s "$1.new" "$1"; then rm -f "$1.new"; else mv "$1.new" "$1"; fi
-}
+um_guest_kunitconfig() { cat_if_changed "$1" "$TOP/.kunitconfig" "${UM_GUEST_FRAGMENTS[@]}"; }
 
 # host_arch: the host's architecture as the kernel's ARCH names it.
 host_arch() { local m; m=$(uname -m); echo "${m/aarch64/arm64}"; }

@@ -96,11 +96,9 @@ configure() {
 # kunit/vm-ARCH.config where the machine needs more.
 build_qemu_kernel() {
 	local fragment="$out/vm.config"
-	cat "$TOP/kunit/vm.config" "$TOP/kunit/vm-qemu.config" \
-		$([ -f "$TOP/kunit/vm-$arch.config" ] && echo "$TOP/kunit/vm-$arch.config") \
-		>"$fragment.new"
-	cmp -s "$fragment.new" "$fragment" || mv "$fragment.new" "$fragment"
-	rm -f "$fragment.new"
+	cat_if_changed "$fragment" "$TOP/kunit/vm.config" "$TOP/kunit/vm-qemu.config" \
+		$([ -f "$TOP/kunit/vm-$arch.config" ] && echo "$TOP/kunit/vm-$arch.config") ||
+		return
 	configure "$fragment"
 	kmake "${image##*/}"
 }
