@@ -1,20 +1,19 @@
 #!/usr/bin/env bash
-# The full gate ("make test"): install what is missing, run the hash
-# model's unit tests, prepare the tree, check the export round trip and the
-# golden vectors against the model, check every commit of the series on
-# its own (built and tested natively as User Mode Linux, a warning in its
-# kernel log failing it, its patch checkpatched), prove the bisect tool on
-# a synthetic history, run the KUnit suites under QEMU on s390x (big-endian)
-# with KASAN and UBSAN, and in a User Mode Linux guest (the per-commit
-# check's kernel of the last commit) the plain forwarding selftest, the
-# ioprio end-to-end check (also from copies of the checkout under /tmp and
-# /root) and the ICMP path check. Prints how long each stage took and
-# ends with one line "N passed, N failed" summing the model's checks, the
-# round trip, the vectors check, every commit checked, the bisect
-# demonstration, every KUnit case of the s390x run and its clean kernel
-# log, every selftest TEST line, every ioprio end-to-end row, each checkout
-# copy and every ICMP path.
-# Exits non-zero when anything failed.
+# The full gate ("make test"): install what is missing, run the hash model's
+# unit tests, prepare the tree, check the export round trip and the golden
+# vectors against the model, check every commit of the series on its own
+# (built and tested natively as User Mode Linux, a warning in its kernel log
+# failing it, its patch checkpatched), prove the bisect tool on a synthetic
+# history, run the KUnit suites under QEMU on s390x (big-endian) with KASAN
+# and UBSAN, and in a User Mode Linux guest (the per-commit check's kernel
+# of the last commit) the plain forwarding selftest, the ioprio end-to-end
+# check (also from copies of the checkout under /tmp and /root) and the ICMP
+# path check. Prints how long each stage took, as it ends and again at the
+# end, and ends with one line "N passed, N failed" summing the model's
+# checks, the round trip, the vectors check, every commit checked, the
+# bisect demonstration, every KUnit case of the s390x run and its clean
+# kernel log, every selftest TEST line, every ioprio end-to-end row, each
+# checkout copy and every ICMP path. Exits non-zero when anything failed.
 set -uo pipefail
 . "$(dirname "$0")/../tools/lib.sh"
 LOGS="$TOP/build/logs"
@@ -33,6 +32,9 @@ stage() {
 	rc=$?
 	timings+=("$(printf '%-16s %5ss  %s' "$name" "$(($(date +%s) - start))" \
 		"$([ "$rc" -eq 0 ] && echo ok || echo "FAILED (build/logs/$name.log)")")")
+	# As it ends too, so that a run stopped from outside shows where the
+	# time went.
+	echo "   ${timings[-1]}"
 	if [ "$rc" -ne 0 ]; then
 		tail -n 30 "$LOGS/$name.log" | sed 's/^/    /'
 	fi
