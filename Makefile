@@ -45,10 +45,11 @@ bench: prepare ## figures, no pass/fail: hash cost per policy (ARCH=um: native) 
 vm: prepare ## boot the branch kernel in a guest on the host's root (read-only) and run CMD: make vm CMD='uname -a' (ARCH=x86_64, arm64 or um)
 	@$(TOOLS)/vm.sh --arch $(ARCH) -- $(CMD)
 
-selftests: setup prepare ## the three forwarding selftests of the series, the ioprio end-to-end check and the ICMP path check, in guests (ARCH=x86_64, arm64 or um)
+selftests: setup prepare ## the three forwarding selftests of the series, the ioprio end-to-end check, the ICMP path check and the NVMe/TCP offload end-to-end check, in guests (ARCH=x86_64, arm64 or um)
 	@$(TOOLS)/selftests.sh --arch $(ARCH)
 	@$(MAKE) -s ioprio-e2e
 	@$(MAKE) -s icmp-paths
+	@$(MAKE) -s nvme-e2e
 
 rootfs: setup prepare ## build (or check) the guest kernel and the Debian root of a guest not of the host's arch: make rootfs ARCH=arm64
 	@$(TOOLS)/vm.sh --arch $(ARCH) --build-only
@@ -58,6 +59,9 @@ ioprio-e2e: setup prepare ## the ioprio end-to-end check alone, in a guest (null
 
 icmp-paths: setup prepare ## in a guest, policy 1, two nexthops: 64 pings per family leave by the nexthop "ip route get" names, 64 forwarded ICMP errors per family by their flow's
 	@$(TOOLS)/vm.sh --arch $(ARCH) -- $(TOOLS)/icmp_paths_guest.sh
+
+nvme-e2e: setup prepare ## in a guest, nvmet over TCP on 127.0.0.1: connect, data 512 B-1 MiB and disconnect through tcp_offload (software device on lo) and tcp, without and with digests
+	@$(TOOLS)/vm.sh --arch $(ARCH) -- $(TOOLS)/nvme_guest.sh
 
 percommit: prepare ## build and test every commit of the series on its own (User Mode Linux; PERCOMMIT_ARCH=x86_64: QEMU; PERCOMMIT_SANITIZE=1: KASAN + UBSAN)
 	@ci/percommit.sh

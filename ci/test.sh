@@ -7,13 +7,13 @@
 # history, run the KUnit suites under QEMU on s390x (big-endian) with KASAN
 # and UBSAN, and in a User Mode Linux guest (the per-commit check's kernel
 # of the last commit) the plain forwarding selftest, the ioprio end-to-end
-# check (also from copies of the checkout under /tmp and /root) and the ICMP
-# path check. Prints how long each stage took, as it ends and again at the
+# check (also from copies of the checkout under /tmp and /root), the ICMP
+# path check and the NVMe/TCP offload end-to-end check. Prints how long each stage took, as it ends and again at the
 # end, and ends with one line "N passed, N failed" summing the model's
 # checks, the round trip, the vectors check, every commit checked, the
 # bisect demonstration, every KUnit case of the s390x run and its clean
 # kernel log, every selftest TEST line, every ioprio end-to-end row, each
-# checkout copy and every ICMP path. Exits non-zero when anything failed.
+# checkout copy, every ICMP path and every NVMe end-to-end case. Exits non-zero when anything failed.
 set -uo pipefail
 . "$(dirname "$0")/../tools/lib.sh"
 LOGS="$TOP/build/logs"
@@ -112,6 +112,12 @@ run_gate() {
 	stage guest-paths "$TOP/ci/guest_paths.sh" --arch um
 	grep -E '^(==|    |guest-paths:)' "$LOGS/guest-paths.log" | sed 's/^/    /'
 	add_counts "$(tail -n 1 "$LOGS/guest-paths.log")"
+	# I/O through the tcp_offload transport and the software offload
+	# device to the in-kernel target, and through tcp for comparison:
+	# one case per connect, data size and disconnect.
+	stage nvme-e2e "$TOP/tools/vm.sh" --arch um -- "$TOP/tools/nvme_guest.sh"
+	grep -E '^(FAIL|nvme-e2e:)' "$LOGS/nvme-e2e.log" | sed 's/^/    /'
+	add_counts "$(grep -E '^nvme-e2e: ' "$LOGS/nvme-e2e.log" || echo "no counts")"
 	unset VM_BUILD_DIR
 
 	# The bisect tool names the commit of a synthetic history that moves
