@@ -39,7 +39,7 @@ sanitize: prepare ## the suites under KASAN + UBSAN, failing on any report (ARCH
 kcsan: prepare ## the concurrency suite under KCSAN, failing on any report (ARCH=x86_64 or arm64)
 	@$(TOOLS)/sanitize.sh $(ARCH) kcsan 'net_multipath_hash_concurrency'
 
-bench: prepare ## figures, no pass/fail: hash cost per policy (ARCH=um: native) and turnaround vs raw kunit.py (BENCH=hash|turnaround, BENCH_COLD=0)
+bench: prepare ## figures, no pass/fail: hash cost per policy (ARCH=um: native), turnaround vs raw kunit.py, NVMe tcp_offload vs tcp in a guest (BENCH=hash|turnaround|nvme, BENCH_COLD=0)
 	@BENCH_ARCH=$(ARCH) $(TOOLS)/bench.sh $(BENCH)
 
 vm: prepare ## boot the branch kernel in a guest on the host's root (read-only) and run CMD: make vm CMD='uname -a' (ARCH=x86_64, arm64 or um)

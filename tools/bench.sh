@@ -7,7 +7,11 @@
 #                              User Mode Linux (any arch tools/kunit.sh runs)
 #   tools/bench.sh turnaround  this project's commands next to raw kunit.py
 #                              doing the same work, timed in the same run
-#   tools/bench.sh             both
+#   tools/bench.sh nvme        fio 4 KiB random reads and writes through
+#                              tcp_offload (the software offload device)
+#                              and through tcp, in one User Mode Linux
+#                              guest
+#   tools/bench.sh             hash and turnaround
 #
 # Turnaround compares, each as ours / raw: cold build + run per arch (fresh
 # build folders; ours goes through ccache, raw kunit.py does not), build +
@@ -161,9 +165,29 @@ hash_bench() {
 	sed -n 's/^ *# mp_bench_hash: //p' "$DIRS/hash-$arch/test.log"
 }
 
+# IOPS and CPU time per I/O through tcp_offload and tcp, from
+# tools/nvme_bench_guest.sh in one guest, and their ratios.
+nvme_bench() {
+	local arch=um	# the gate's guest; one CPU
+	log=nvme-$arch.log
+	"$TOP/tools/vm.sh" --arch "$arch" -- "$TOP/tools/nvme_bench_guest.sh" \
+		>"$LOGS/$log" 2>&1 || die "the NVMe benchmark failed: see $LOGS/$log"
+	echo "NVMe/TCP in one $arch guest ($(nproc) host cores), fio 4 KiB, direct, queue depth 32, ${NVME_BENCH_SECONDS:-10} s each:"
+	awk '$1 == "nvme-bench:" { iops[$2, $3] = $4; cpu[$2, $3] = $5; rws[$3] = 1 }
+	END {
+		printf "%-10s %12s %12s %7s %14s %14s %7s\n", "pattern", "tcp_offload", "tcp", "ratio",
+			"us CPU/IO ofld", "us CPU/IO tcp", "ratio"
+		for (rw in rws)
+			printf "%-10s %12.0f %12.0f %6.2fx %14.1f %14.1f %6.2fx\n", rw,
+				iops["tcp_offload", rw], iops["tcp", rw], iops["tcp_offload", rw] / iops["tcp", rw],
+				cpu["tcp_offload", rw], cpu["tcp", rw], cpu["tcp_offload", rw] / cpu["tcp", rw]
+	}' "$LOGS/$log"
+}
+
 case "${1:-all}" in
 hash) hash_bench ;;
 turnaround) turnaround ;;
+nvme) nvme_bench ;;
 all) hash_bench && turnaround ;;
-*) die "usage: tools/bench.sh [hash|turnaround]" ;;
+*) die "usage: tools/bench.sh [hash|turnaround|nvme]" ;;
 esac

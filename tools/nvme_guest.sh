@@ -3,7 +3,7 @@
 # (never on the host: it needs the in-kernel NVMe target and configfs of
 # its own).
 #
-# The target: nvmet over TCP on 127.0.0.1:4420, subsystem $NQN, one
+# The target (tools/nvme_target.sh): nvmet over TCP on 127.0.0.1:4420, one
 # namespace on a memory-backed null_blk device of 512-byte blocks made
 # through configfs. The host: the "tcp_offload" transport through the
 # software offload device on lo, and for comparison "tcp", each without
@@ -16,15 +16,15 @@
 #                requests (512 B to 1 MiB) reads back equal
 #   disconnect   delete_controller removes the controller and its
 #                namespace's block device
+# Then one fault, through tcp_offload only (tcp would reconnect, tcp_offload
+# does not yet): the target drops the connections (its port stops offering
+# the subsystem) under a reader; the controller is removed within ten
+# seconds and the reader ends.
 # One case per check; ends with "nvme-e2e: N passed, N failed".
 set -uo pipefail
 [ -z "${NVME_E2E_TRACE:-}" ] || set -x
 
-NQN=nqn.2026-12.org.example:offload-e2e
-CFG=/sys/kernel/config
-NVMET=$CFG/nvmet
-NULLB=$CFG/nullb/nvme_e2e
-PORT=4420
+. "$(dirname "$0")/nvme_target.sh"
 SIZES="512 4096 65536 1048576"
 
 passed=0 failed=0
@@ -43,54 +43,17 @@ check() {
 	fi
 }
 
-setup_target() {
-	mountpoint -q $CFG || mount -t configfs none $CFG || return
-	ip link set lo up || return
-	mkdir $NULLB || return
-	echo 1 >$NULLB/memory_backed && echo 512 >$NULLB/blocksize &&
-		echo 64 >$NULLB/size && echo 1 >$NULLB/power || return
-	# null_blk names a configfs device after its folder.
-	local disk=/dev/${NULLB##*/}
-	[ -b "$disk" ] || return
-
-	local subsys=$NVMET/subsystems/$NQN port=$NVMET/ports/1
-	mkdir $subsys && echo 1 >$subsys/attr_allow_any_host || return
-	mkdir $subsys/namespaces/1 && echo "$disk" >$subsys/namespaces/1/device_path &&
-		echo 1 >$subsys/namespaces/1/enable || return
-	mkdir $port && echo tcp >$port/addr_trtype && echo ipv4 >$port/addr_adrfam &&
-		echo 127.0.0.1 >$port/addr_traddr && echo $PORT >$port/addr_trsvcid || return
-	ln -s $subsys $port/subsystems/$NQN
-}
-
-# The controller of $NQN on transport $1, as "nvmeN", if there is one.
-find_ctrl() {
-	local c
-	for c in /sys/class/nvme/nvme*; do
-		[ -e "$c/subsysnqn" ] || continue
-		[ "$(cat "$c/subsysnqn")" = "$NQN" ] &&
-			[ "$(cat "$c/transport")" = "$1" ] && { echo "${c##*/}"; return 0; }
-	done
-	return 1
-}
-
 connect() {
 	local transport=$1 digests=$2
 	if [ "$digests" = none ]; then
-		nvme connect -t "$transport" -a 127.0.0.1 -s $PORT -n "$NQN" >/dev/null
+		nvme connect -t "$transport" -a 127.0.0.1 -s $NVME_PORT -n "$NVME_NQN" >/dev/null
 	else
-		echo "transport=$transport,traddr=127.0.0.1,trsvcid=$PORT,nqn=$NQN,hdr_digest,data_digest" \
+		echo "transport=$transport,traddr=127.0.0.1,trsvcid=$NVME_PORT,nqn=$NVME_NQN,hdr_digest,data_digest" \
 			>/dev/nvme-fabrics
 	fi || return
-	ctrl=$(find_ctrl "$transport") || return
+	ctrl=$(nvme_find_ctrl "$transport") || return
 	[ "$(cat /sys/class/nvme/$ctrl/state)" = live ] || return
-	# The namespace's block device shows up once the scan is done.
-	local i
-	for i in $(seq 50); do
-		blk=$(ls /sys/class/nvme/$ctrl/ | grep -m 1 -E "^nvme[0-9]+n1$") &&
-			[ -b /dev/$blk ] && return 0
-		sleep 0.1
-	done
-	return 1
+	blk=$(nvme_ns_of "$ctrl")
 }
 
 data() {
@@ -112,7 +75,26 @@ disconnect() {
 	return 1
 }
 
-setup_target || die "cannot set up the target (nvmet, nvmet-tcp, null_blk and configfs built in?)"
+# The target unlinks the subsystem from its port, which closes the
+# connections; linked again after, for what follows.
+target_drops() {
+	local port=/sys/kernel/config/nvmet/ports/1 i reader ok=1
+	# It ends with the data or an I/O error; hanging, it is killed.
+	timeout 30 dd if=/dev/$blk of=/dev/null bs=4k iflag=direct status=none &
+	reader=$!
+	rm $port/subsystems/$NVME_NQN || return
+	for i in $(seq 100); do
+		[ -e /sys/class/nvme/$ctrl ] || break
+		sleep 0.1
+	done
+	[ ! -e /sys/class/nvme/$ctrl ] || ok=0
+	wait $reader
+	[ $? -ne 124 ] || ok=0
+	ln -s /sys/kernel/config/nvmet/subsystems/$NVME_NQN $port/subsystems/$NVME_NQN
+	[ "$ok" = 1 ]
+}
+
+nvme_target_setup || die "cannot set up the target (nvmet, nvmet-tcp, null_blk and configfs built in?)"
 for transport in tcp_offload tcp; do
 	for digests in none hdr+data; do
 		name="$transport digests=$digests"
@@ -128,5 +110,11 @@ for transport in tcp_offload tcp; do
 		check "$name: disconnect" disconnect
 	done
 done
+ctrl= blk=
+if connect tcp_offload none; then
+	check "tcp_offload: target drops the connection: controller removed" target_drops
+else
+	check "tcp_offload: target drops the connection: controller removed" false
+fi
 echo "nvme-e2e: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,56 @@
+# Shared by tools/nvme_guest.sh and tools/nvme_bench_guest.sh, sourced in a
+# guest of tools/vm.sh: the in-kernel NVMe target and the controllers of
+# its subsystem.
+#
+# nvme_target_setup: nvmet over TCP on 127.0.0.1:$NVME_PORT, subsystem
+# $NVME_NQN, open to any host, one namespace on a memory-backed null_blk
+# device of 512-byte blocks and $NVME_NS_MB MiB made through configfs.
+
+NVME_NQN=nqn.2026-12.org.example:offload-e2e
+NVME_PORT=4420
+NVME_NS_MB=${NVME_NS_MB:-64}
+
+nvme_target_setup() {
+	local cfg=/sys/kernel/config nvmet=/sys/kernel/config/nvmet
+	local nullb=/sys/kernel/config/nullb/nvme_ns
+	mountpoint -q $cfg || mount -t configfs none $cfg || return
+	ip link set lo up || return
+	mkdir $nullb || return
+	echo 1 >$nullb/memory_backed && echo 512 >$nullb/blocksize &&
+		echo "$NVME_NS_MB" >$nullb/size && echo 1 >$nullb/power || return
+	# null_blk names a configfs device after its folder.
+	local disk=/dev/${nullb##*/}
+	[ -b "$disk" ] || return
+
+	local subsys=$nvmet/subsystems/$NVME_NQN port=$nvmet/ports/1
+	mkdir $subsys && echo 1 >$subsys/attr_allow_any_host || return
+	mkdir $subsys/namespaces/1 && echo "$disk" >$subsys/namespaces/1/device_path &&
+		echo 1 >$subsys/namespaces/1/enable || return
+	mkdir $port && echo tcp >$port/addr_trtype && echo ipv4 >$port/addr_adrfam &&
+		echo 127.0.0.1 >$port/addr_traddr && echo $NVME_PORT >$port/addr_trsvcid || return
+	ln -s $subsys $port/subsystems/$NVME_NQN
+}
+
+# nvme_find_ctrl TRANSPORT: the controller of $NVME_NQN on TRANSPORT, as
+# "nvmeN", if there is one.
+nvme_find_ctrl() {
+	local c
+	for c in /sys/class/nvme/nvme*; do
+		[ -e "$c/subsysnqn" ] || continue
+		[ "$(cat "$c/subsysnqn")" = "$NVME_NQN" ] &&
+			[ "$(cat "$c/transport")" = "$1" ] && { echo "${c##*/}"; return 0; }
+	done
+	return 1
+}
+
+# nvme_ns_of CTRL: its namespace's block device, as "nvmeNn1", once the
+# scan has made it (up to five seconds).
+nvme_ns_of() {
+	local i blk
+	for i in $(seq 50); do
+		blk=$(ls "/sys/class/nvme/$1/" | grep -m 1 -E '^nvme[0-9]+n1$') &&
+			[ -b "/dev/$blk" ] && { echo "$blk"; return 0; }
+		sleep 0.1
+	done
+	return 1
+}
