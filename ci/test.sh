@@ -8,12 +8,13 @@
 # and UBSAN, and in a User Mode Linux guest (the per-commit check's kernel
 # of the last commit) the plain forwarding selftest, the ioprio end-to-end
 # check (also from copies of the checkout under /tmp and /root), the ICMP
-# path check and the NVMe/TCP offload end-to-end check. Prints how long each stage took, as it ends and again at the
-# end, and ends with one line "N passed, N failed" summing the model's
-# checks, the round trip, the vectors check, every commit checked, the
-# bisect demonstration, every KUnit case of the s390x run and its clean
-# kernel log, every selftest TEST line, every ioprio end-to-end row, each
-# checkout copy, every ICMP path and every NVMe end-to-end case. Exits non-zero when anything failed.
+# path check and the NVMe/TCP offload end-to-end check. Prints how long
+# each stage took, as it ends and again at the end, and ends with one line
+# "N passed, N failed" summing the model's checks, the round trip, the
+# vectors check, every commit checked, the bisect demonstration, every
+# KUnit case of the s390x run and its clean kernel log, every selftest TEST
+# line, every ioprio end-to-end row, each checkout copy, every ICMP path
+# and every NVMe end-to-end case. Exits non-zero when anything failed.
 set -uo pipefail
 . "$(dirname "$0")/../tools/lib.sh"
 LOGS="$TOP/build/logs"

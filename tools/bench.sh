@@ -10,7 +10,7 @@
 #   tools/bench.sh nvme        fio 4 KiB random reads and writes through
 #                              tcp_offload (the software offload device)
 #                              and through tcp, in one User Mode Linux
-#                              guest
+#                              guest; NVME_BENCH_SECONDS=N (10) per run
 #   tools/bench.sh             hash and turnaround
 #
 # Turnaround compares, each as ours / raw: cold build + run per arch (fresh
@@ -168,11 +168,13 @@ hash_bench() {
 # IOPS and CPU time per I/O through tcp_offload and tcp, from
 # tools/nvme_bench_guest.sh in one guest, and their ratios.
 nvme_bench() {
-	local arch=um	# the gate's guest; one CPU
+	local arch=um secs=${NVME_BENCH_SECONDS:-10}	# the gate's guest; one CPU
 	log=nvme-$arch.log
-	"$TOP/tools/vm.sh" --arch "$arch" -- "$TOP/tools/nvme_bench_guest.sh" \
+	# The guest sees none of this environment: pass the run time on.
+	"$TOP/tools/vm.sh" --arch "$arch" -- env NVME_BENCH_SECONDS="$secs" \
+		"$TOP/tools/nvme_bench_guest.sh" \
 		>"$LOGS/$log" 2>&1 || die "the NVMe benchmark failed: see $LOGS/$log"
-	echo "NVMe/TCP in one $arch guest ($(nproc) host cores), fio 4 KiB, direct, queue depth 32, ${NVME_BENCH_SECONDS:-10} s each:"
+	echo "NVMe/TCP in one $arch guest ($(nproc) host cores), fio 4 KiB, direct, queue depth 32, $secs s each:"
 	awk '$1 == "nvme-bench:" { iops[$2, $3] = $4; cpu[$2, $3] = $5; rws[$3] = 1 }
 	END {
 		printf "%-10s %12s %12s %7s %14s %14s %7s\n", "pattern", "tcp_offload", "tcp", "ratio",

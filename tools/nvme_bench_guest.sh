@@ -33,8 +33,7 @@ run_fio() {
 nvme_target_setup || { echo "nvme-bench: cannot set up the target" >&2; exit 1; }
 hz=$(getconf CLK_TCK)
 for transport in tcp_offload tcp; do
-	nvme connect -t "$transport" -a 127.0.0.1 -s $NVME_PORT -n "$NVME_NQN" >/dev/null &&
-		ctrl=$(nvme_find_ctrl "$transport") && blk=$(nvme_ns_of "$ctrl") ||
+	nvme_connect "$transport" ||
 		{ echo "nvme-bench: no $transport controller" >&2; exit 1; }
 	for rw in randread randwrite; do
 		before=$(busy_ticks)

@@ -44,16 +44,11 @@ check() {
 }
 
 connect() {
-	local transport=$1 digests=$2
-	if [ "$digests" = none ]; then
-		nvme connect -t "$transport" -a 127.0.0.1 -s $NVME_PORT -n "$NVME_NQN" >/dev/null
+	if [ "$2" = none ]; then
+		nvme_connect "$1"
 	else
-		echo "transport=$transport,traddr=127.0.0.1,trsvcid=$NVME_PORT,nqn=$NVME_NQN,hdr_digest,data_digest" \
-			>/dev/nvme-fabrics
-	fi || return
-	ctrl=$(nvme_find_ctrl "$transport") || return
-	[ "$(cat /sys/class/nvme/$ctrl/state)" = live ] || return
-	blk=$(nvme_ns_of "$ctrl")
+		nvme_connect "$1" ,hdr_digest,data_digest
+	fi
 }
 
 data() {

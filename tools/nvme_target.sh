@@ -43,6 +43,24 @@ nvme_find_ctrl() {
 	return 1
 }
 
+# nvme_connect TRANSPORT [OPTIONS]: a controller of $NVME_NQN through
+# TRANSPORT, live, with its namespace, as $ctrl and $blk. Without OPTIONS
+# through nvme-cli; with them (",hdr_digest,data_digest") by writing the
+# option string to /dev/nvme-fabrics, since nvme-cli adds digest options
+# for "tcp" only.
+nvme_connect() {
+	local transport=$1 options=${2:-}
+	if [ -z "$options" ]; then
+		nvme connect -t "$transport" -a 127.0.0.1 -s $NVME_PORT -n "$NVME_NQN" >/dev/null
+	else
+		echo "transport=$transport,traddr=127.0.0.1,trsvcid=$NVME_PORT,nqn=$NVME_NQN$options" \
+			>/dev/nvme-fabrics
+	fi || return
+	ctrl=$(nvme_find_ctrl "$transport") || return
+	[ "$(cat /sys/class/nvme/$ctrl/state)" = live ] || return
+	blk=$(nvme_ns_of "$ctrl")
+}
+
 # nvme_ns_of CTRL: its namespace's block device, as "nvmeNn1", once the
 # scan has made it (up to five seconds).
 nvme_ns_of() {
