@@ -16,10 +16,14 @@
 #                requests (512 B to 1 MiB) reads back equal
 #   disconnect   delete_controller removes the controller and its
 #                namespace's block device
-# Then one fault, through tcp_offload only (tcp would reconnect, tcp_offload
-# does not yet): the target drops the connections (its port stops offering
-# the subsystem) under a reader; the controller is removed within ten
-# seconds and the reader ends.
+# Then faults under a reader of a tcp_offload controller:
+#   the target drops the connections and offers the subsystem again before
+#   the first reconnect; the target stops listening for three seconds
+#   (reconnects refused, then one succeeds): the controller is live again
+#   within ten seconds, the reader read all, data written after reads back;
+#   the target stops listening with ctrl_loss_tmo=2, or refuses the
+#   subsystem (DNR): the controller is removed within ten seconds and the
+#   reader ends.
 # One case per check; ends with "nvme-e2e: N passed, N failed".
 set -uo pipefail
 [ -z "${NVME_E2E_TRACE:-}" ] || set -x
@@ -70,23 +74,109 @@ disconnect() {
 	return 1
 }
 
-# The target unlinks the subsystem from its port, which closes the
-# connections; linked again after, for what follows.
-target_drops() {
-	local port=/sys/kernel/config/nvmet/ports/1 i reader ok=1
-	# It ends with the data or an I/O error; hanging, it is killed.
-	timeout 30 dd if=/dev/$blk of=/dev/null bs=4k iflag=direct status=none &
-	reader=$!
-	rm $port/subsystems/$NVME_NQN || return
-	for i in $(seq 100); do
-		[ -e /sys/class/nvme/$ctrl ] || break
+# The port stops offering the subsystem, which closes the connections of
+# its controllers; linked again after, for what follows.
+NVMET_PORT_LINK=$NVMET_PORT/subsystems/$NVME_NQN
+port_unlink() { rm "$NVMET_PORT_LINK"; }
+port_relink() {
+	[ ! -d $NVMET_PORT ] || [ -e "$NVMET_PORT_LINK" ] ||
+		ln -s "/sys/kernel/config/nvmet/subsystems/$NVME_NQN" "$NVMET_PORT_LINK"
+}
+
+# wait_for SECONDS COMMAND...: whether COMMAND succeeds within SECONDS.
+wait_for() {
+	local i
+	for i in $(seq $(($1 * 10))); do
+		"${@:2}" && return 0
 		sleep 0.1
 	done
-	[ ! -e /sys/class/nvme/$ctrl ] || ok=0
+	return 1
+}
+ctrl_live() { [ "$(cat /sys/class/nvme/$ctrl/state 2>/dev/null)" = live ]; }
+ctrl_down() { ! ctrl_live; }
+ctrl_gone() { [ ! -e /sys/class/nvme/$ctrl ]; }
+
+# A reader of the whole namespace in the background, as $reader; it ends
+# with the data or an I/O error, and hanging, it is killed.
+start_reader() {
+	timeout 60 dd if=/dev/$blk of=/dev/null bs=4k iflag=direct status=none &
+	reader=$!
+}
+
+# The controller is live again within ten seconds, the reader's requests
+# were retried and it read all, and data written after reads back.
+recovered() {
+	local ok=1
+	wait_for 10 ctrl_live || ok=0
+	wait $reader || ok=0
+	[ "$ok" = 1 ] && data 65536
+}
+
+# The target drops the connections and offers the subsystem again before
+# the first reconnect (reconnect_delay=2).
+target_drops_briefly() {
+	start_reader
+	port_unlink || return
+	wait_for 5 ctrl_down || return
+	port_relink || return
+	recovered
+}
+
+# The target stops listening for three seconds: reconnects are refused,
+# retried every second (reconnect_delay=1), then one succeeds.
+target_away_3s() {
+	start_reader
+	nvme_port_down || return
+	wait_for 5 ctrl_down || return
+	sleep 3
+	nvme_port_up || return
+	recovered
+}
+
+# The controller is removed within ten seconds and the reader ends.
+removed() {
+	local ok=1
+	wait_for 10 ctrl_gone || ok=0
 	wait $reader
 	[ $? -ne 124 ] || ok=0
-	ln -s /sys/kernel/config/nvmet/subsystems/$NVME_NQN $port/subsystems/$NVME_NQN
 	[ "$ok" = 1 ]
+}
+
+# The target stops listening for good: ctrl_loss_tmo=2 runs out.
+target_away_loss() {
+	start_reader
+	nvme_port_down || return
+	removed
+}
+
+# The target refuses the subsystem for good: no reconnect after DNR. A
+# second subsystem keeps the port listening (nvmet stops listening on a
+# port that offers none), so that connects reach it and are refused.
+OTHER_SUBSYS=/sys/kernel/config/nvmet/subsystems/$NVME_NQN-other
+target_refuses() {
+	local ok
+	mkdir $OTHER_SUBSYS && ln -s $OTHER_SUBSYS $NVMET_PORT/subsystems/ || return
+	start_reader
+	port_unlink && removed
+	ok=$?
+	rm $NVMET_PORT/subsystems/${OTHER_SUBSYS##*/} && rmdir $OTHER_SUBSYS
+	return $ok
+}
+
+# fault NAME OPTIONS FUNCTION: FUNCTION on a tcp_offload controller
+# connected with OPTIONS (",opt=value..."); after it, the target offers
+# the subsystem again and the controller is deleted if it is still there.
+fault() {
+	ctrl= blk=
+	if nvme_connect tcp_offload "$2"; then
+		check "tcp_offload: $1" "$3"
+	else
+		check "tcp_offload: $1" false
+	fi
+	[ -d $NVMET_PORT ] || nvme_port_up
+	port_relink
+	[ -z "$ctrl" ] || ctrl_gone || echo 1 >/sys/class/nvme/$ctrl/delete_controller
+	wait_for 5 ctrl_gone
 }
 
 nvme_target_setup || die "cannot set up the target (nvmet, nvmet-tcp, null_blk and configfs built in?)"
@@ -105,11 +195,13 @@ for transport in tcp_offload tcp; do
 		check "$name: disconnect" disconnect
 	done
 done
-ctrl= blk=
-if connect tcp_offload none; then
-	check "tcp_offload: target drops the connection: controller removed" target_drops
-else
-	check "tcp_offload: target drops the connection: controller removed" false
-fi
+fault "target drops the connections briefly: reconnects" \
+	,reconnect_delay=2 target_drops_briefly
+fault "target away for 3 s: reconnects" \
+	,reconnect_delay=1 target_away_3s
+fault "target away, ctrl_loss_tmo=2: removed" \
+	,reconnect_delay=1,ctrl_loss_tmo=2 target_away_loss
+fault "target refuses the subsystem: removed" ,reconnect_delay=1 \
+	target_refuses
 echo "nvme-e2e: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

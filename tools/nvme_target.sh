@@ -22,13 +22,26 @@ nvme_target_setup() {
 	local disk=/dev/${nullb##*/}
 	[ -b "$disk" ] || return
 
-	local subsys=$nvmet/subsystems/$NVME_NQN port=$nvmet/ports/1
+	local subsys=$nvmet/subsystems/$NVME_NQN
 	mkdir $subsys && echo 1 >$subsys/attr_allow_any_host || return
 	mkdir $subsys/namespaces/1 && echo "$disk" >$subsys/namespaces/1/device_path &&
 		echo 1 >$subsys/namespaces/1/enable || return
-	mkdir $port && echo tcp >$port/addr_trtype && echo ipv4 >$port/addr_adrfam &&
-		echo 127.0.0.1 >$port/addr_traddr && echo $NVME_PORT >$port/addr_trsvcid || return
-	ln -s $subsys $port/subsystems/$NVME_NQN
+	nvme_port_up
+}
+
+# nvme_port_up: the target listens on 127.0.0.1:$NVME_PORT and offers the
+# subsystem there. nvme_port_down: it no longer listens, which closes the
+# connections of the subsystem's controllers; connects are refused.
+NVMET_PORT=/sys/kernel/config/nvmet/ports/1
+nvme_port_up() {
+	mkdir $NVMET_PORT && echo tcp >$NVMET_PORT/addr_trtype &&
+		echo ipv4 >$NVMET_PORT/addr_adrfam &&
+		echo 127.0.0.1 >$NVMET_PORT/addr_traddr &&
+		echo $NVME_PORT >$NVMET_PORT/addr_trsvcid || return
+	ln -s /sys/kernel/config/nvmet/subsystems/$NVME_NQN $NVMET_PORT/subsystems/$NVME_NQN
+}
+nvme_port_down() {
+	rm $NVMET_PORT/subsystems/$NVME_NQN && rmdir $NVMET_PORT
 }
 
 # nvme_find_ctrl TRANSPORT: the controller of $NVME_NQN on TRANSPORT, as
