@@ -23,7 +23,11 @@
 #   within ten seconds, the reader read all, data written after reads back;
 #   the target stops listening with ctrl_loss_tmo=2, or refuses the
 #   subsystem (DNR): the controller is removed within ten seconds and the
-#   reader ends.
+#   reader ends;
+#   faults the software device injects (debugfs): a dropped connection, an
+#   admin queue error, a lost completion (io_timeout 2 s), a header digest
+#   the target finds corrupt: the controller recovers as above; a
+#   completion delayed 1.5 s: the read takes that long and nothing fails.
 # One case per check; ends with "nvme-e2e: N passed, N failed".
 set -uo pipefail
 [ -z "${NVME_E2E_TRACE:-}" ] || set -x
@@ -163,13 +167,46 @@ target_refuses() {
 	return $ok
 }
 
-# fault NAME OPTIONS FUNCTION: FUNCTION on a tcp_offload controller
-# connected with OPTIONS (",opt=value..."); after it, the target offers
-# the subsystem again and the controller is deleted if it is still there.
+# The software device's fault injection (tcp-offload-sw-fault.c):
+# inject QID FILE VALUE writes VALUE to FILE of queue QID of $ctrl.
+FAULTS=/sys/kernel/debug/nvme_tcp_offload_sw
+inject() { echo "$3" >"$FAULTS/$ctrl/q$1/$2"; }
+
+# An injected fault the controller recovers from by reconnecting: it
+# leaves live within ten seconds, then recovered.
+injected_recovers() {
+	start_reader
+	inject "$@" || return
+	wait_for 10 ctrl_down || return
+	recovered
+}
+
+# A lost completion: the request times out (io_timeout 2 s), error
+# recovery reconnects, the request is retried.
+lost_completion() {
+	echo 2000 >/sys/block/$blk/queue/io_timeout || return
+	injected_recovers 1 lose_completions 1
+}
+
+# A completion delayed by 1.5 s: the read takes that long, nothing fails,
+# the controller stays live.
+delayed_completion() {
+	local start ms
+	inject 1 delay_completion_ms 1500 || return
+	start=$(date +%s%N)
+	dd if=/dev/$blk of=/dev/null bs=4k count=1 iflag=direct status=none || return
+	ms=$((($(date +%s%N) - start) / 1000000))
+	[ "$ms" -ge 1400 ] && ctrl_live && data 65536
+}
+
+# fault NAME OPTIONS FUNCTION [ARGS]: FUNCTION ARGS on a tcp_offload
+# controller connected with OPTIONS (",opt=value..."); after it, the
+# target offers the subsystem again and the controller is deleted if it
+# is still there.
 fault() {
 	ctrl= blk=
 	if nvme_connect tcp_offload "$2"; then
-		check "tcp_offload: $1" "$3"
+		check "tcp_offload: $1" "${@:3}"
 	else
 		check "tcp_offload: $1" false
 	fi
@@ -203,5 +240,16 @@ fault "target away, ctrl_loss_tmo=2: removed" \
 	,reconnect_delay=1,ctrl_loss_tmo=2 target_away_loss
 fault "target refuses the subsystem: removed" ,reconnect_delay=1 \
 	target_refuses
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+fault "injected: connection dropped: reconnects" ,reconnect_delay=1 \
+	injected_recovers 1 drop_connection 1
+fault "injected: admin queue error: reconnects" ,reconnect_delay=1 \
+	injected_recovers 0 report_error 1
+fault "injected: lost completion: timeout, reconnects" ,reconnect_delay=1 \
+	lost_completion
+fault "injected: delayed completion: completes" ,reconnect_delay=1 \
+	delayed_completion
+fault "injected: corrupt header digest: target drops, reconnects" \
+	,hdr_digest,reconnect_delay=1 injected_recovers 1 corrupt_hdr_digests 1
 echo "nvme-e2e: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
