@@ -3,7 +3,7 @@ SHELL := /bin/bash
 TOOLS := tools
 ARCH ?= x86_64
 
-.PHONY: help setup prepare export sendable status kunit kunit-all checkpatch percommit sanitize kcsan bench vm selftests rootfs ioprio-e2e icmp-paths model vectors vectors-check bisect bisect-demo test reset-tree
+.PHONY: help setup prepare export sendable status kunit kunit-all checkpatch percommit sanitize kcsan bench vm selftests rootfs ioprio-e2e icmp-paths nvme-e2e nvme-kmemleak model vectors vectors-check bisect bisect-demo test reset-tree
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -60,8 +60,12 @@ ioprio-e2e: setup prepare ## the ioprio end-to-end check alone, in a guest (null
 icmp-paths: setup prepare ## in a guest, policy 1, two nexthops: 64 pings per family leave by the nexthop "ip route get" names, 64 forwarded ICMP errors per family by their flow's
 	@$(TOOLS)/vm.sh --arch $(ARCH) -- $(TOOLS)/icmp_paths_guest.sh
 
-nvme-e2e: setup prepare ## in a guest, nvmet over TCP on 127.0.0.1: connect, data 512 B-1 MiB and disconnect through tcp_offload (software device on lo) and tcp, without and with digests
+nvme-e2e: setup prepare ## in a guest, nvmet over TCP on 127.0.0.1: connect, data 512 B-1 MiB and disconnect through tcp_offload (software device on lo) and tcp, without and with digests; target faults and injected faults on tcp_offload
 	@$(TOOLS)/vm.sh --arch $(ARCH) -- $(TOOLS)/nvme_guest.sh
+
+nvme-kmemleak: setup prepare ## not in the gate: nvme-e2e in a QEMU guest with kmemleak, then no leak allocated through the NVMe host or target (ARCH=x86_64 or arm64)
+	@VM_BUILD_DIR=$(CURDIR)/build/vm-$(ARCH)-kmemleak VM_CONFIG_EXTRA=$(CURDIR)/kunit/kmemleak.config \
+		$(TOOLS)/vm.sh --arch $(ARCH) -- $(TOOLS)/nvme_kmemleak_guest.sh
 
 percommit: prepare ## build and test every commit of the series on its own (User Mode Linux; PERCOMMIT_ARCH=x86_64: QEMU; PERCOMMIT_SANITIZE=1: KASAN + UBSAN)
 	@ci/percommit.sh

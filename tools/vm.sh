@@ -38,7 +38,8 @@
 # it exists, incrementally through ccache. The console goes to stdout and
 # to build/vm-ARCH/console.log; the command's exit status becomes ours (125
 # when the guest gives none). VM_TIMEOUT (seconds, 3600) bounds a run;
-# VM_APPEND adds kernel parameters.
+# VM_APPEND adds kernel parameters; VM_CONFIG_EXTRA names one more config
+# fragment for a QEMU guest (give it a VM_BUILD_DIR of its own).
 #
 # tools/rootfs.sh boots its second stage with
 #   tools/vm.sh --arch ARCH --root DIR --writable-root --init PATH
@@ -65,7 +66,8 @@ x86_64) cross= image=arch/x86/boot/bzImage console=ttyS0
 	qemu=(qemu-system-x86_64 -bios qboot.rom) ;;
 arm64) cross=aarch64-linux-gnu- image=arch/arm64/boot/Image console=ttyAMA0
 	qemu=(qemu-system-aarch64 -machine virt -cpu cortex-a57) ;;
-um) ;;
+um) [ -z "${VM_CONFIG_EXTRA:-}" ] ||
+	die "VM_CONFIG_EXTRA is for QEMU guests: the um guest's config is the per-commit check's" ;;
 *) die "unknown arch '$arch' (x86_64, arm64 or um)" ;;
 esac
 [ -e "$TREE/.git" ] || die "no kernel git tree at $TREE: run 'make prepare'"
@@ -92,12 +94,13 @@ configure() {
 	[ -z "$missing" ] || die "kunit/vm*.config options not as asked in the kernel config: $missing"
 }
 
-# build_qemu_kernel: kunit/vm.config, kunit/vm-qemu.config and
-# kunit/vm-ARCH.config where the machine needs more.
+# build_qemu_kernel: kunit/vm.config, kunit/vm-qemu.config,
+# kunit/vm-ARCH.config where the machine needs more, and $VM_CONFIG_EXTRA.
 build_qemu_kernel() {
 	local fragment="$out/vm.config"
 	cat_if_changed "$fragment" "$TOP/kunit/vm.config" "$TOP/kunit/vm-qemu.config" \
-		$([ -f "$TOP/kunit/vm-$arch.config" ] && echo "$TOP/kunit/vm-$arch.config") ||
+		$([ -f "$TOP/kunit/vm-$arch.config" ] && echo "$TOP/kunit/vm-$arch.config") \
+		${VM_CONFIG_EXTRA:-} ||
 		return
 	configure "$fragment"
 	kmake "${image##*/}"
