@@ -11,9 +11,8 @@
 # path check and the NVMe/TCP offload end-to-end check. Prints how long
 # each stage took, as it ends and again at the end, and ends with one line
 # "N passed, N failed" summing the model's checks, the round trip, the
-# vectors check, every commit checked, the bisect demonstration, the s390x
-# build (made while the guests run), every KUnit case of the s390x run and
-# its clean kernel log, every selftest TEST
+# vectors check, every commit checked, the bisect demonstration, every
+# KUnit case of the s390x run and its clean kernel log, every selftest TEST
 # line, every ioprio end-to-end row, each checkout copy, every ICMP path
 # and every NVMe end-to-end case. Exits non-zero when anything failed.
 set -uo pipefail
@@ -98,14 +97,6 @@ run_gate() {
 	# which rebuilds that folder for its steps. The QEMU guests (make
 	# selftests ARCH=x86_64 or arm64) are the developers'.
 	export VM_BUILD_DIR="$TOP/build/kunit-um"
-	# Meanwhile the s390x kernel of the last stage builds, niced: the
-	# guests build nothing and keep one CPU busy at most, and from nothing
-	# that build is the gate's longest after the per-commit check. Its
-	# compiler warnings fail it here; the bisect demo, a build too, waits
-	# for it.
-	KUNIT_BUILD_ONLY=1 nice -n 19 "$TOP/tools/sanitize.sh" s390 \
-		>"$LOGS/kunit-s390-build.log" 2>&1 &
-	local s390_build=$!
 	stage selftest "$TOP/tools/selftests.sh" --arch um custom_multipath_hash.sh
 	grep -E '^(==|    TEST: .*FAIL|selftests:)' "$LOGS/selftest.log" | sed 's/^/    /'
 	add_counts "$(grep -E '^selftests: ' "$LOGS/selftest.log" || echo "no counts")"
@@ -129,12 +120,6 @@ run_gate() {
 	grep -E '^(FAIL|nvme-e2e:)' "$LOGS/nvme-e2e.log" | sed 's/^/    /'
 	add_counts "$(grep -E '^nvme-e2e: ' "$LOGS/nvme-e2e.log" || echo "no counts")"
 	unset VM_BUILD_DIR
-	if stage s390-build wait "$s390_build"; then
-		passed=$((passed + 1))
-	else
-		failed=$((failed + 1))
-		tail -n 30 "$LOGS/kunit-s390-build.log" | sed 's/^/    /'
-	fi
 
 	# The bisect tool names the commit of a synthetic history that moves
 	# flows; its steps reuse the per-commit check's build folder.
@@ -144,11 +129,10 @@ run_gate() {
 
 	# The suites under QEMU on s390x with KASAN and UBSAN: big-endian, the
 	# golden vectors' other column, and the sanitizers' run of the whole
-	# series (a report fails it), on the kernel built above (the bisect
-	# demo's checkouts leave a few files to rebuild, from ccache). arm64
-	# ("make kunit ARCH=arm64") is left to developers: it adds an
-	# instruction set but no byte order or word size the other runs lack,
-	# and its cold build would cost the gate about ten minutes.
+	# series (a report fails it). arm64 ("make kunit ARCH=arm64") is left
+	# to developers: it adds an instruction set but no byte order or word
+	# size the other runs lack, and its cold build would cost the gate
+	# about ten minutes.
 	stage kunit-s390 "$TOP/tools/sanitize.sh" s390
 	grep -E 'Built in|Testing complete|^s390-sanitizers' "$LOGS/kunit-s390.log" | sed 's/^/    /'
 	while read -r line; do

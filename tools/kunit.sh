@@ -59,10 +59,8 @@ kunit_build() {
 	python3 tools/testing/kunit/kunit.py config "${common[@]}" || return
 	local start=$SECONDS
 	echo "Building with make all in $build_dir"
-	# One job more than cores: a job waiting on ccache's disk writes
-	# leaves its core to it.
 	make -C "$TREE" O="$build_dir" ARCH="$arch" CROSS_COMPILE="$cross" \
-		CC="$cc" HOSTCC="ccache gcc" --jobs="$(($(nproc) + 1))" all 2>&1 >/dev/null || return
+		CC="$cc" HOSTCC="ccache gcc" --jobs="$(nproc)" all 2>&1 >/dev/null || return
 	echo "Built in $((SECONDS - start)) s"
 }
 # User Mode Linux writes its console to its standard output without
