@@ -168,9 +168,20 @@ target_refuses() {
 }
 
 # The software device's fault injection (tcp-offload-sw-fault.c):
-# inject QID FILE VALUE writes VALUE to FILE of queue QID of $ctrl.
+# inject QUEUE FILE VALUE writes VALUE to FILE of queue QUEUE of $ctrl:
+# 0 for the admin queue, "io" for every I/O queue (a guest of several
+# CPUs has several, and the reader's requests go to its CPU's).
 FAULTS=/sys/kernel/debug/nvme_tcp_offload_sw
-inject() { echo "$3" >"$FAULTS/$ctrl/q$1/$2"; }
+inject() {
+	local q
+	if [ "$1" = io ]; then
+		for q in "$FAULTS/$ctrl"/q[1-9]*; do
+			echo "$3" >"$q/$2" || return
+		done
+	else
+		echo "$3" >"$FAULTS/$ctrl/q$1/$2"
+	fi
+}
 
 # An injected fault the controller recovers from by reconnecting: it
 # leaves live within ten seconds, then recovered.
@@ -185,14 +196,14 @@ injected_recovers() {
 # recovery reconnects, the request is retried.
 lost_completion() {
 	echo 2000 >/sys/block/$blk/queue/io_timeout || return
-	injected_recovers 1 lose_completions 1
+	injected_recovers io lose_completions 1
 }
 
 # A completion delayed by 1.5 s: the read takes that long, nothing fails,
 # the controller stays live.
 delayed_completion() {
 	local start ms
-	inject 1 delay_completion_ms 1500 || return
+	inject io delay_completion_ms 1500 || return
 	start=$(date +%s%N)
 	dd if=/dev/$blk of=/dev/null bs=4k count=1 iflag=direct status=none || return
 	ms=$((($(date +%s%N) - start) / 1000000))
@@ -242,7 +253,7 @@ fault "target refuses the subsystem: removed" ,reconnect_delay=1 \
 	target_refuses
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 fault "injected: connection dropped: reconnects" ,reconnect_delay=1 \
-	injected_recovers 1 drop_connection 1
+	injected_recovers io drop_connection 1
 fault "injected: admin queue error: reconnects" ,reconnect_delay=1 \
 	injected_recovers 0 report_error 1
 fault "injected: lost completion: timeout, reconnects" ,reconnect_delay=1 \
@@ -250,6 +261,6 @@ fault "injected: lost completion: timeout, reconnects" ,reconnect_delay=1 \
 fault "injected: delayed completion: completes" ,reconnect_delay=1 \
 	delayed_completion
 fault "injected: corrupt header digest: target drops, reconnects" \
-	,hdr_digest,reconnect_delay=1 injected_recovers 1 corrupt_hdr_digests 1
+	,hdr_digest,reconnect_delay=1 injected_recovers io corrupt_hdr_digests 1
 echo "nvme-e2e: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
