@@ -17,6 +17,7 @@
 #   disconnect   delete_controller removes the controller and its
 #                namespace's block device
 # Then faults under a reader of a tcp_offload controller:
+#   the user resets the controller (reset_controller): it connects again;
 #   the target drops the connections and offers the subsystem again before
 #   the first reconnect; the target stops listening for three seconds
 #   (reconnects refused, then one succeeds): the controller is live again
@@ -69,22 +70,8 @@ data() {
 }
 
 disconnect() {
-	local i
-	echo 1 >/sys/class/nvme/$ctrl/delete_controller || return
-	for i in $(seq 50); do
-		[ ! -e /sys/class/nvme/$ctrl ] && [ ! -e /dev/$blk ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
-# The port stops offering the subsystem, which closes the connections of
-# its controllers; linked again after, for what follows.
-NVMET_PORT_LINK=$NVMET_PORT/subsystems/$NVME_NQN
-port_unlink() { rm "$NVMET_PORT_LINK"; }
-port_relink() {
-	[ ! -d $NVMET_PORT ] || [ -e "$NVMET_PORT_LINK" ] ||
-		ln -s "/sys/kernel/config/nvmet/subsystems/$NVME_NQN" "$NVMET_PORT_LINK"
+	echo 1 >/sys/class/nvme/$ctrl/delete_controller &&
+		wait_for 5 ctrl_and_ns_gone
 }
 
 # wait_for SECONDS COMMAND...: whether COMMAND succeeds within SECONDS.
@@ -99,6 +86,7 @@ wait_for() {
 ctrl_live() { [ "$(cat /sys/class/nvme/$ctrl/state 2>/dev/null)" = live ]; }
 ctrl_down() { ! ctrl_live; }
 ctrl_gone() { [ ! -e /sys/class/nvme/$ctrl ]; }
+ctrl_and_ns_gone() { ctrl_gone && [ ! -e /dev/$blk ]; }
 
 # A reader of the whole namespace in the background, as $reader; it ends
 # with the data or an I/O error, and hanging, it is killed.
@@ -120,10 +108,21 @@ recovered() {
 # the first reconnect (reconnect_delay=2).
 target_drops_briefly() {
 	start_reader
-	port_unlink || return
+	nvme_port_withdraw || return
 	wait_for 5 ctrl_down || return
-	port_relink || return
+	nvme_port_offer || return
 	recovered
+}
+
+# The user resets the controller: it connects again at once, which the
+# kernel log says (the state may pass through connecting too fast to see).
+reconnects_logged() { dmesg | grep -c "nvme $ctrl: reconnected"; }
+user_reset() {
+	local before
+	before=$(reconnects_logged)
+	start_reader
+	echo 1 >/sys/class/nvme/$ctrl/reset_controller || return
+	recovered && [ "$(reconnects_logged)" -gt "$before" ]
 }
 
 # The target stops listening for three seconds: reconnects are refused,
@@ -161,7 +160,7 @@ target_refuses() {
 	local ok
 	mkdir $OTHER_SUBSYS && ln -s $OTHER_SUBSYS $NVMET_PORT/subsystems/ || return
 	start_reader
-	port_unlink && removed
+	nvme_port_withdraw && removed
 	ok=$?
 	rm $NVMET_PORT/subsystems/${OTHER_SUBSYS##*/} && rmdir $OTHER_SUBSYS
 	return $ok
@@ -221,8 +220,11 @@ fault() {
 	else
 		check "tcp_offload: $1" false
 	fi
-	[ -d $NVMET_PORT ] || nvme_port_up
-	port_relink
+	if [ ! -d $NVMET_PORT ]; then
+		nvme_port_up
+	elif [ ! -e "$NVMET_PORT_LINK" ]; then
+		nvme_port_offer
+	fi
 	[ -z "$ctrl" ] || ctrl_gone || echo 1 >/sys/class/nvme/$ctrl/delete_controller
 	wait_for 5 ctrl_gone
 }
@@ -243,6 +245,7 @@ for transport in tcp_offload tcp; do
 		check "$name: disconnect" disconnect
 	done
 done
+fault "user reset: reconnects" "" user_reset
 fault "target drops the connections briefly: reconnects" \
 	,reconnect_delay=2 target_drops_briefly
 fault "target away for 3 s: reconnects" \

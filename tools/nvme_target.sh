@@ -32,17 +32,22 @@ nvme_target_setup() {
 # nvme_port_up: the target listens on 127.0.0.1:$NVME_PORT and offers the
 # subsystem there. nvme_port_down: it no longer listens, which closes the
 # connections of the subsystem's controllers; connects are refused.
+# nvme_port_withdraw / nvme_port_offer: the port stops / starts offering
+# the subsystem (the first closes its controllers' connections).
 NVMET_PORT=/sys/kernel/config/nvmet/ports/1
+NVMET_PORT_LINK=$NVMET_PORT/subsystems/$NVME_NQN
 nvme_port_up() {
 	mkdir $NVMET_PORT && echo tcp >$NVMET_PORT/addr_trtype &&
 		echo ipv4 >$NVMET_PORT/addr_adrfam &&
 		echo 127.0.0.1 >$NVMET_PORT/addr_traddr &&
 		echo $NVME_PORT >$NVMET_PORT/addr_trsvcid || return
-	ln -s /sys/kernel/config/nvmet/subsystems/$NVME_NQN $NVMET_PORT/subsystems/$NVME_NQN
+	nvme_port_offer
 }
-nvme_port_down() {
-	rm $NVMET_PORT/subsystems/$NVME_NQN && rmdir $NVMET_PORT
+nvme_port_down() { nvme_port_withdraw && rmdir $NVMET_PORT; }
+nvme_port_offer() {
+	ln -s /sys/kernel/config/nvmet/subsystems/$NVME_NQN "$NVMET_PORT_LINK"
 }
+nvme_port_withdraw() { rm "$NVMET_PORT_LINK"; }
 
 # nvme_find_ctrl TRANSPORT: the controller of $NVME_NQN on TRANSPORT, as
 # "nvmeN", if there is one.
