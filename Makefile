@@ -63,9 +63,9 @@ icmp-paths: setup prepare ## in a guest, policy 1, two nexthops: 64 pings per fa
 nvme-e2e: setup prepare ## in a guest, nvmet over TCP on 127.0.0.1: connect, data 512 B-1 MiB and disconnect through tcp_offload (software device on lo) and tcp, without and with digests; target faults and injected faults on tcp_offload
 	@$(TOOLS)/vm.sh --arch $(ARCH) -- $(TOOLS)/nvme_guest.sh
 
-nvme-kmemleak: setup prepare ## not in the gate: nvme-e2e in a QEMU guest with kmemleak, then no leak allocated through the NVMe host or target (ARCH=x86_64; arm64 not tried)
+nvme-kmemleak: setup prepare ## not in the gate: nvme-e2e in a QEMU guest with kmemleak and the transport as modules, their unload and reload, then no leak allocated through the NVMe host or target (ARCH=x86_64; arm64 not tried)
 	@VM_BUILD_DIR=$(CURDIR)/build/vm-$(ARCH)-kmemleak VM_CONFIG_EXTRA=$(CURDIR)/kunit/kmemleak.config \
-		$(TOOLS)/vm.sh --arch $(ARCH) -- $(TOOLS)/nvme_kmemleak_guest.sh
+		$(TOOLS)/vm.sh --arch $(ARCH) -- $(TOOLS)/nvme_kmemleak_guest.sh $(CURDIR)/build/vm-$(ARCH)-kmemleak
 
 percommit: prepare ## build and test every commit of the series on its own (User Mode Linux; PERCOMMIT_ARCH=x86_64: QEMU; PERCOMMIT_SANITIZE=1: KASAN + UBSAN)
 	@ci/percommit.sh

@@ -36,21 +36,7 @@ set -uo pipefail
 . "$(dirname "$0")/nvme_target.sh"
 SIZES="512 4096 65536 1048576"
 
-passed=0 failed=0
 die() { echo "nvme-e2e: $*" >&2; echo "nvme-e2e: $passed passed, $((failed + 1)) failed"; exit 1; }
-
-# check NAME COMMAND...: one case, passed when COMMAND succeeds.
-check() {
-	local name=$1
-	shift
-	if "$@"; then
-		echo "ok    $name"
-		passed=$((passed + 1))
-	else
-		echo "FAIL  $name"
-		failed=$((failed + 1))
-	fi
-}
 
 connect() {
 	if [ "$2" = none ]; then
@@ -60,40 +46,6 @@ connect() {
 	fi
 }
 
-data() {
-	local bs=$1 total=$((4 << 20))
-	[ "$bs" -lt 4096 ] && total=$((1 << 20))
-	head -c $total /dev/urandom >/tmp/pattern || return
-	dd if=/tmp/pattern of=/dev/$blk bs="$bs" count=$((total / bs)) oflag=direct status=none &&
-		dd if=/dev/$blk of=/tmp/back bs="$bs" count=$((total / bs)) iflag=direct status=none &&
-		cmp -s /tmp/pattern /tmp/back
-}
-
-disconnect() {
-	echo 1 >/sys/class/nvme/$ctrl/delete_controller &&
-		wait_for 5 ctrl_and_ns_gone
-}
-
-# wait_for SECONDS COMMAND...: whether COMMAND succeeds within SECONDS.
-wait_for() {
-	local i
-	for i in $(seq $(($1 * 10))); do
-		"${@:2}" && return 0
-		sleep 0.1
-	done
-	return 1
-}
-ctrl_live() { [ "$(cat /sys/class/nvme/$ctrl/state 2>/dev/null)" = live ]; }
-ctrl_down() { ! ctrl_live; }
-ctrl_gone() { [ ! -e /sys/class/nvme/$ctrl ]; }
-ctrl_and_ns_gone() { ctrl_gone && [ ! -e /dev/$blk ]; }
-
-# A reader of the whole namespace in the background, as $reader; it ends
-# with the data or an I/O error, and hanging, it is killed.
-start_reader() {
-	timeout 60 dd if=/dev/$blk of=/dev/null bs=4k iflag=direct status=none &
-	reader=$!
-}
 
 # The controller is live again within ten seconds, the reader's requests
 # were retried and it read all, and data written after reads back.

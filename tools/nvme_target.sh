@@ -1,6 +1,7 @@
-# Shared by tools/nvme_guest.sh and tools/nvme_bench_guest.sh, sourced in a
-# guest of tools/vm.sh: the in-kernel NVMe target and the controllers of
-# its subsystem.
+# Shared by tools/nvme_guest.sh, tools/nvme_kmemleak_guest.sh and
+# tools/nvme_bench_guest.sh, sourced in a guest of tools/vm.sh: the
+# in-kernel NVMe target, the controllers of its subsystem, and the cases
+# of the checks.
 #
 # nvme_target_setup: nvmet over TCP on 127.0.0.1:$NVME_PORT, subsystem
 # $NVME_NQN, open to any host, one namespace on a memory-backed null_blk
@@ -89,4 +90,59 @@ nvme_ns_of() {
 		sleep 0.1
 	done
 	return 1
+}
+
+# check NAME COMMAND...: one case, passed when COMMAND succeeds; counted in
+# $passed and $failed.
+passed=0 failed=0
+check() {
+	local name=$1
+	shift
+	if "$@"; then
+		echo "ok    $name"
+		passed=$((passed + 1))
+	else
+		echo "FAIL  $name"
+		failed=$((failed + 1))
+	fi
+}
+
+# wait_for SECONDS COMMAND...: whether COMMAND succeeds within SECONDS.
+wait_for() {
+	local i
+	for i in $(seq $(($1 * 10))); do
+		"${@:2}" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# The state of controller $ctrl and its namespace's block device $blk.
+ctrl_live() { [ "$(cat /sys/class/nvme/$ctrl/state 2>/dev/null)" = live ]; }
+ctrl_down() { ! ctrl_live; }
+ctrl_gone() { [ ! -e /sys/class/nvme/$ctrl ]; }
+ctrl_and_ns_gone() { ctrl_gone && [ ! -e /dev/$blk ]; }
+
+# data BS: a random pattern written to $blk with O_DIRECT in BS-byte
+# requests reads back equal (4 MiB, 1 MiB below 4 KiB requests).
+data() {
+	local bs=$1 total=$((4 << 20))
+	[ "$bs" -lt 4096 ] && total=$((1 << 20))
+	head -c $total /dev/urandom >/tmp/pattern || return
+	dd if=/tmp/pattern of=/dev/$blk bs="$bs" count=$((total / bs)) oflag=direct status=none &&
+		dd if=/dev/$blk of=/tmp/back bs="$bs" count=$((total / bs)) iflag=direct status=none &&
+		cmp -s /tmp/pattern /tmp/back
+}
+
+# disconnect: delete_controller removes $ctrl and $blk.
+disconnect() {
+	echo 1 >/sys/class/nvme/$ctrl/delete_controller &&
+		wait_for 5 ctrl_and_ns_gone
+}
+
+# A reader of the whole namespace in the background, as $reader; it ends
+# with the data or an I/O error, and hanging, it is killed.
+start_reader() {
+	timeout 60 dd if=/dev/$blk of=/dev/null bs=4k iflag=direct status=none &
+	reader=$!
 }

@@ -17,6 +17,7 @@ PACKAGES=(
 	# x86_64 and User Mode Linux guests
 	netsniff-ng iputils-ping jq iproute2 util-linux coreutils procps
 	nvme-cli
+	kmod	# insmod and rmmod in the guest of tools/nvme_kmemleak_guest.sh
 )
 
 missing=()

@@ -79,23 +79,36 @@ kmake() {
 		CC="ccache ${cross}gcc" HOSTCC="ccache gcc" -j"$(nproc)" "$@"
 }
 
+# last_settings FRAGMENT: the last line that sets or unsets each option,
+# which is the one kconfig keeps (a later fragment overrides an earlier).
+last_settings() {
+	awk '/^CONFIG_|^# CONFIG_[A-Za-z0-9_]* is not set$/ {
+		name = $0; sub(/^# /, "", name); sub(/[= ].*/, "", name)
+		if (!(name in last)) order[++n] = name
+		last[name] = $0
+	} END { for (i = 1; i <= n; i++) print last[order[i]] }' "$1"
+}
+
 # Every option of the fragment must come out as asked, as kunit.py checks:
 # those it sets, and those it leaves out ("# CONFIG_X is not set"), which
 # another option may select.
 configure() {
-	local fragment=$1 missing
+	local fragment=$1 settings missing
 	if [ ! -f "$out/.config" ] || [ "$fragment" -nt "$out/.config" ]; then
 		cp "$fragment" "$out/.config"
 		kmake olddefconfig >/dev/null
 	fi
-	missing=$(grep -E '^CONFIG_' "$fragment" | grep -vxF -f "$out/.config" || true)
-	missing+=$(sed -n 's/^# \(CONFIG_[A-Za-z0-9_]*\) is not set$/^\1=/p' "$fragment" |
+	settings=$(last_settings "$fragment")
+	missing=$(grep -E '^CONFIG_' <<<"$settings" | grep -vxF -f "$out/.config" || true)
+	missing+=$(sed -n 's/^# \(CONFIG_[A-Za-z0-9_]*\) is not set$/^\1=/p' <<<"$settings" |
 		grep -f - "$out/.config" || true)
 	[ -z "$missing" ] || die "kunit/vm*.config options not as asked in the kernel config: $missing"
 }
 
 # build_qemu_kernel: kunit/vm.config, kunit/vm-qemu.config,
-# kunit/vm-ARCH.config where the machine needs more, and $VM_CONFIG_EXTRA.
+# kunit/vm-ARCH.config where the machine needs more, and $VM_CONFIG_EXTRA;
+# its modules too when that config has any, which the guest loads by path
+# from the build folder.
 build_qemu_kernel() {
 	local fragment="$out/vm.config"
 	cat_if_changed "$fragment" "$TOP/kunit/vm.config" "$TOP/kunit/vm-qemu.config" \
@@ -104,6 +117,9 @@ build_qemu_kernel() {
 		return
 	configure "$fragment"
 	kmake "${image##*/}"
+	if grep -q '^CONFIG_MODULES=y' "$out/.config"; then
+		kmake modules
+	fi
 }
 
 # build_um_kernel: through tools/kunit.sh, as the per-commit check builds
