@@ -46,7 +46,6 @@ connect() {
 	fi
 }
 
-
 # The controller is live again within ten seconds, the reader's requests
 # were retried and it read all, and data written after reads back.
 recovered() {

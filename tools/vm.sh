@@ -82,7 +82,8 @@ kmake() {
 # last_settings FRAGMENT: the last line that sets or unsets each option,
 # which is the one kconfig keeps (a later fragment overrides an earlier).
 last_settings() {
-	awk '/^CONFIG_|^# CONFIG_[A-Za-z0-9_]* is not set$/ {
+	awk '{ sub(/[ \t\r]+$/, "") }
+	/^CONFIG_|^# CONFIG_[A-Za-z0-9_]* is not set$/ {
 		name = $0; sub(/^# /, "", name); sub(/[= ].*/, "", name)
 		if (!(name in last)) order[++n] = name
 		last[name] = $0
@@ -107,8 +108,8 @@ configure() {
 
 # build_qemu_kernel: kunit/vm.config, kunit/vm-qemu.config,
 # kunit/vm-ARCH.config where the machine needs more, and $VM_CONFIG_EXTRA;
-# its modules too when that config has any, which the guest loads by path
-# from the build folder.
+# its modules too when that config enables modules (the guest loads them
+# by path from the build folder).
 build_qemu_kernel() {
 	local fragment="$out/vm.config"
 	cat_if_changed "$fragment" "$TOP/kunit/vm.config" "$TOP/kunit/vm-qemu.config" \
@@ -116,10 +117,8 @@ build_qemu_kernel() {
 		${VM_CONFIG_EXTRA:-} ||
 		return
 	configure "$fragment"
-	kmake "${image##*/}"
-	if grep -q '^CONFIG_MODULES=y' "$out/.config"; then
-		kmake modules
-	fi
+	kmake "${image##*/}" || return
+	! grep -q '^CONFIG_MODULES=y' "$out/.config" || kmake modules
 }
 
 # build_um_kernel: through tools/kunit.sh, as the per-commit check builds
