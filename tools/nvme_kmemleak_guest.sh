@@ -53,9 +53,13 @@ unload_refused_in_use() {
 	delete_left $?
 }
 
+# Last loaded first: the device's module uses the transport's.
 unload_modules() {
-	rmmod nvme_tcp_offload_sw && rmmod nvme_tcp_offload &&
-		! loaded nvme_tcp_offload_sw && ! loaded nvme_tcp_offload
+	local i m
+	for ((i = ${#MODULES[@]} - 1; i >= 0; i--)); do
+		m=${MODULES[i]//-/_}
+		rmmod "$m" && ! loaded "$m" || return
+	done
 }
 
 # Both modules load again, a controller writes and reads back, both unload.
