@@ -3,7 +3,7 @@ SHELL := /bin/bash
 TOOLS := tools
 ARCH ?= x86_64
 
-.PHONY: help setup prepare export sendable status kunit kunit-all checkpatch percommit sanitize kcsan bench vm selftests rootfs ioprio-e2e icmp-paths nvme-e2e nvme-kmemleak model vectors vectors-check bisect bisect-demo test reset-tree
+.PHONY: help setup prepare export sendable status kunit kunit-all checkpatch percommit sanitize kcsan bench vm selftests rootfs um-fp ioprio-e2e icmp-paths nvme-e2e nvme-kmemleak model vectors vectors-check bisect bisect-demo test reset-tree
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -53,6 +53,9 @@ selftests: setup prepare ## the three forwarding selftests of the series, the io
 
 rootfs: setup prepare ## build (or check) the guest kernel and the Debian root of a guest not of the host's arch: make rootfs ARCH=arm64
 	@$(TOOLS)/vm.sh --arch $(ARCH) --build-only
+
+um-fp: setup prepare ## in a User Mode Linux guest (whatever ARCH says): SSE, AVX and AVX-512 registers survive thread switches, fork and signal handlers
+	@$(TOOLS)/um_fp.sh
 
 ioprio-e2e: setup prepare ## the ioprio end-to-end check alone, in a guest (null_blk, mq-deadline, cgroup v2; ARCH=x86_64, arm64 or um)
 	@$(TOOLS)/vm.sh --arch $(ARCH) -- $(TOOLS)/ioprio_guest.sh

@@ -6,15 +6,16 @@
 # failing it, its patch checkpatched), prove the bisect tool on a synthetic
 # history, run the KUnit suites under QEMU on s390x (big-endian) with KASAN
 # and UBSAN, and in a User Mode Linux guest (the per-commit check's kernel
-# of the last commit) the plain forwarding selftest, the ioprio end-to-end
-# check (also from copies of the checkout under /tmp and /root), the ICMP
-# path check and the NVMe/TCP offload end-to-end check. Prints how long
-# each stage took, as it ends and again at the end, and ends with one line
-# "N passed, N failed" summing the model's checks, the round trip, the
-# vectors check, every commit checked, the bisect demonstration, every
-# KUnit case of the s390x run and its clean kernel log, every selftest TEST
-# line, every ioprio end-to-end row, each checkout copy, every ICMP path
-# and every NVMe end-to-end case. Exits non-zero when anything failed.
+# of the last commit) the FP register check, the plain forwarding
+# selftest, the ioprio end-to-end check (also from copies of the checkout
+# under /tmp and /root), the ICMP path check and the NVMe/TCP offload
+# end-to-end check. Prints how long each stage took, as it ends and again
+# at the end, and ends with one line "N passed, N failed" summing the
+# model's checks, the round trip, the vectors check, every commit checked,
+# the bisect demonstration, every KUnit case of the s390x run and its clean
+# kernel log, every FP register case, every selftest TEST line, every
+# ioprio end-to-end row, each checkout copy, every ICMP path and every
+# NVMe end-to-end case. Exits non-zero when anything failed.
 set -uo pipefail
 . "$(dirname "$0")/../tools/lib.sh"
 LOGS="$TOP/build/logs"
@@ -97,6 +98,14 @@ run_gate() {
 	# which rebuilds that folder for its steps. The QEMU guests (make
 	# selftests ARCH=x86_64 or arm64) are the developers'.
 	export VM_BUILD_DIR="$TOP/build/kunit-um"
+	# The guest's processes keep their FP and vector registers across
+	# thread switches, fork and signal handlers (one case per register
+	# class and event; a class the CPU lacks is skipped, not counted).
+	# First of the guest stages: if User Mode Linux cannot start a
+	# process on this host, its line says why.
+	stage um-fp "$TOP/tools/um_fp.sh" --arch um
+	grep -aE '^(FAIL|SKIP|um-fp:|Host FP)|vm.sh:' "$LOGS/um-fp.log" | sed 's/^/    /'
+	add_counts "$(grep -aE '^um-fp: ' "$LOGS/um-fp.log" || echo "no counts")"
 	stage selftest "$TOP/tools/selftests.sh" --arch um custom_multipath_hash.sh
 	grep -E '^(==|    TEST: .*FAIL|selftests:)' "$LOGS/selftest.log" | sed 's/^/    /'
 	add_counts "$(grep -E '^selftests: ' "$LOGS/selftest.log" || echo "no counts")"

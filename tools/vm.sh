@@ -35,9 +35,10 @@
 # The kernel is built from the prepared tree (build/linux, or $TREE) into
 # build/vm-ARCH (or $VM_BUILD_DIR) with kunit/vm.config, the machine's
 # kunit/vm-qemu.config or kunit/vm-um.config and kunit/vm-ARCH.config where
-# it exists, incrementally through ccache. The console goes to stdout and
-# to build/vm-ARCH/console.log; the command's exit status becomes ours (125
-# when the guest gives none). VM_TIMEOUT (seconds, 3600) bounds a run;
+# it exists, incrementally through ccache. The console (with the guest
+# process's standard error) goes to stdout and to build/vm-ARCH/console.log;
+# the command's exit status becomes ours (125 when the guest gives none,
+# with a line saying why). VM_TIMEOUT (seconds, 3600) bounds a run;
 # VM_APPEND adds kernel parameters; VM_CONFIG_EXTRA names one more config
 # fragment for a QEMU guest (give it a VM_BUILD_DIR of its own).
 #
@@ -222,11 +223,33 @@ else
 	done
 fi
 
-timeout --kill-after=10 "${VM_TIMEOUT:-3600}" "${guest[@]}" </dev/null |
-	tee "$out/console.log" || true
+# death_cause LOG RC: why a guest whose console is LOG and whose process
+# ended with RC gave no exit status, in one line.
+death_cause() {
+	local log=$1 rc=$2 line size
+	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+		echo "it was stopped after VM_TIMEOUT=${VM_TIMEOUT:-3600} s"
+	elif grep -q 'ptrace set fp regs failed' "$log"; then
+		size=$(grep -m 1 -o 'Host FP register state: .*' "$log" ||
+			echo "no size printed: a kernel without the series' um patch, whose size is fixed at build time")
+		echo "User Mode Linux could not start a process: the host's ptrace refused its FP registers ($size)"
+	elif line=$(grep -m 1 -E 'Kernel panic|BUG:|Oops|failed, errno' "$log"); then
+		echo "it stopped at: $line"
+	else
+		echo "its console ends: $(tail -n 1 "$log")"
+	fi
+}
+
+# The console, and what the guest's process writes to its standard error
+# (User Mode Linux's boot checks and its last words, QEMU's complaints).
+{
+	timeout --kill-after=10 "${VM_TIMEOUT:-3600}" "${guest[@]}" </dev/null 2>&1
+	echo $? >"$out/guest.rc"
+} | tee "$out/console.log" || true
 status=$(sed -n 's/^vm-init: exit status \([0-9]*\).*/\1/p' "$out/console.log" | tail -n 1)
 if [ -z "$status" ]; then
-	echo "vm.sh: the guest gave no exit status (${out#"$TOP"/}/console.log)" >&2
+	echo "vm.sh: the guest gave no exit status: $(death_cause "$out/console.log" \
+		"$(cat "$out/guest.rc")") (${out#"$TOP"/}/console.log)" >&2
 	exit 125
 fi
 exit "$status"
