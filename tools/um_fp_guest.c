@@ -19,7 +19,10 @@
  *           runs on the way back from kill(): the interrupted code gets
  *           its own back from the signal frame.
  *
- * A class the CPU lacks is skipped, never counted as passed. Ends with
+ * A class the CPU lacks is skipped, never counted as passed. One more case,
+ * altstack, delivers a signal on an alternate stack smaller than a frame
+ * with the host's FP state: the frame must not be written below that
+ * stack (the host's answer is to kill the process with SIGSEGV). Ends with
  * "um-fp: N passed, N failed, N skipped".
  */
 #define _GNU_SOURCE
@@ -28,6 +31,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -325,6 +329,60 @@ static const struct {
 	{ "signal", case_signal },
 };
 
+static void empty_handler(int sig)
+{
+	(void)sig;
+}
+
+/* The kernel's smallest alternate signal stack (sigaltstack's MINSIGSTKSZ) */
+#define SMALLEST_ALTSTACK 2048
+#define GUARD_BYTES 4096
+
+static int case_small_altstack(char *why, size_t len)
+{
+	unsigned char *m;
+	size_t i, hit = 0;
+	int status;
+	pid_t pid;
+
+	/* Shared, so that the parent sees what the child's frame wrote */
+	m = mmap(NULL, GUARD_BYTES + SMALLEST_ALTSTACK, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED) {
+		snprintf(why, len, "mmap failed");
+		return -1;
+	}
+	memset(m, 0xa5, GUARD_BYTES);
+	pid = fork();
+	if (pid == 0) {
+		stack_t ss = { .ss_sp = m + GUARD_BYTES, .ss_size = SMALLEST_ALTSTACK };
+		struct sigaction sa = { .sa_handler = empty_handler, .sa_flags = SA_ONSTACK };
+
+		sigemptyset(&sa.sa_mask);
+		if (sigaltstack(&ss, NULL) || sigaction(SIGUSR2, &sa, NULL))
+			_exit(2);
+		kill(getpid(), SIGUSR2);
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid) {
+		snprintf(why, len, "fork or waitpid failed");
+		return -1;
+	}
+	for (i = 0; i < GUARD_BYTES; i++)
+		hit += m[i] != 0xa5;
+	munmap(m, GUARD_BYTES + SMALLEST_ALTSTACK);
+	if (hit) {
+		snprintf(why, len, "the frame overwrote %zu bytes below the stack", hit);
+		return -1;
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;	/* the frame fitted */
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV)
+		return 0;	/* it did not, and the process was killed */
+	snprintf(why, len, "the child ended with status %#x", status);
+	return -1;
+}
+
 int main(void)
 {
 	int passed = 0, failed = 0, skipped = 0;
@@ -351,6 +409,14 @@ int main(void)
 				passed++;
 			}
 		}
+	}
+	why[0] = '\0';
+	if (case_small_altstack(why, sizeof(why))) {
+		printf("FAIL altstack: %s\n", why);
+		failed++;
+	} else {
+		printf("ok altstack\n");
+		passed++;
 	}
 	printf("um-fp: %d passed, %d failed, %d skipped\n", passed, failed, skipped);
 	return failed ? 1 : 0;
