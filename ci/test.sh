@@ -1,21 +1,24 @@
 #!/usr/bin/env bash
 # The full gate ("make test"): install what is missing, run the hash model's
-# unit tests, prepare the tree, check the export round trip and the golden
+# unit tests, prepare the tree, check the export round trip, check that the
+# tools leave a tree they did not make alone (tree-safety), check the golden
 # vectors against the model, check every commit of the series on its own
 # (built and tested natively as User Mode Linux, a warning in its kernel log
-# failing it, its patch checkpatched), prove the bisect tool on a synthetic
-# history, run the KUnit suites under QEMU on s390x (big-endian) with KASAN
-# and UBSAN, and in a User Mode Linux guest (the per-commit check's kernel
-# of the last commit) the FP register check, the plain forwarding
-# selftest, the ioprio end-to-end check (also from copies of the checkout
-# under /tmp and /root), the ICMP path check and the NVMe/TCP offload
-# end-to-end check. Prints how long each stage took, as it ends and again
-# at the end, and ends with one line "N passed, N failed" summing the
-# model's checks, the round trip, the vectors check, every commit checked,
-# the bisect demonstration, every KUnit case of the s390x run and its clean
-# kernel log, every FP register case, every selftest TEST line, every
-# ioprio end-to-end row, each checkout copy, every ICMP path and every
-# NVMe end-to-end case. Exits non-zero when anything failed.
+# failing it, its patch checkpatched), and in a User Mode Linux guest (the
+# per-commit check's kernel of the last commit) the FP register check, the
+# plain forwarding selftest, the ioprio end-to-end check (also from copies
+# of the checkout under /tmp and /root), the ICMP path check and the
+# NVMe/TCP offload end-to-end check; prove the bisect tool on a synthetic
+# history, follow the README's daily workflow on a scratch clone
+# (daily-loop), and run the KUnit suites under QEMU on s390x (big-endian)
+# with KASAN and UBSAN. Prints how long each stage took, as it ends and
+# again at the end, and ends with one line "N passed, N failed" summing the
+# model's checks, the round trip, every tree-safety case, the vectors
+# check, every commit checked, every FP register case, every selftest TEST
+# line, every ioprio end-to-end row, each checkout copy, every ICMP path,
+# every NVMe end-to-end case, the bisect demonstration, every daily-loop
+# step, and every KUnit case of the s390x run and its clean kernel log.
+# Exits non-zero when anything failed.
 set -uo pipefail
 . "$(dirname "$0")/../tools/lib.sh"
 LOGS="$TOP/build/logs"
@@ -74,6 +77,13 @@ run_gate() {
 		failed=$((failed + 1))
 	fi
 
+	# The tools change and delete no tree they did not make: a scratch
+	# repository pointed at by every target that writes a tree survives
+	# byte for byte (one case per target).
+	stage tree-safety "$TOP/ci/tree_safety.sh"
+	grep -E '^(FAIL|tree-safety:)' "$LOGS/tree-safety.log" | sed 's/^/    /'
+	add_counts "$(tail -n 1 "$LOGS/tree-safety.log")"
+
 	# The golden table in the series is what the model generates.
 	stage vectors "$TOP/tools/vectors.sh" --check
 	add_counts "$(tail -n 1 "$LOGS/vectors.log")"
@@ -103,7 +113,7 @@ run_gate() {
 	# class and event; a class the CPU lacks is skipped, not counted).
 	# First of the guest stages: if User Mode Linux cannot start a
 	# process on this host, its line says why.
-	stage um-fp "$TOP/tools/um_fp.sh" --arch um
+	stage um-fp "$TOP/tools/um_fp.sh"
 	grep -aE '^(FAIL|SKIP|um-fp:|Host FP)|vm.sh:' "$LOGS/um-fp.log" | sed 's/^/    /'
 	add_counts "$(grep -aE '^um-fp: ' "$LOGS/um-fp.log" || echo "no counts")"
 	stage selftest "$TOP/tools/selftests.sh" --arch um custom_multipath_hash.sh
@@ -135,6 +145,13 @@ run_gate() {
 	stage bisect-demo "$TOP/ci/bisect_demo.sh"
 	grep -E '^(bisect step|first bad|bisect-demo)' "$LOGS/bisect-demo.log" | sed 's/^/    /'
 	add_counts "$(tail -n 1 "$LOGS/bisect-demo.log")"
+
+	# The README's daily workflow, as written, on a scratch clone: a KUnit
+	# case added and committed, run before export, exported, status clean
+	# (one case per step).
+	stage daily-loop "$TOP/ci/daily_loop.sh"
+	grep -E '^(ok|FAIL|daily-loop:)' "$LOGS/daily-loop.log" | sed 's/^/    /'
+	add_counts "$(tail -n 1 "$LOGS/daily-loop.log")"
 
 	# The suites under QEMU on s390x with KASAN and UBSAN: big-endian, the
 	# golden vectors' other column, and the sanitizers' run of the whole

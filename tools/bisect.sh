@@ -4,25 +4,40 @@
 # multipath hash suite built for x86_64 and run under QEMU (tools/bisect_step.sh
 # lists the settings that change the arch, config and build folder).
 #
-#   tools/bisect.sh TREE GOOD BAD
+#   tools/bisect.sh TREE_UNDER_TEST GOOD BAD
 #
-# TREE is any kernel git tree (build/linux, an upstream clone...) with a
-# clean work tree. Commits that do not build are skipped. Prints the first
-# bad commit and the vectors whose hash or nexthop changed there. Step logs
-# and results go to build/bisect/.
+# TREE_UNDER_TEST is any kernel git tree (build/linux, an upstream
+# clone...). A tree the tools did not make is never changed: the bisection
+# runs in a clone of it that shares its objects (git clone --shared), in
+# build/bisect-tree; the prepared tree (build/linux) is bisected in place
+# and left on the branch it was on. Commits that do not build are skipped.
+# Prints the first bad commit and the vectors whose hash or nexthop
+# changed there. Step logs and results go to build/bisect/.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-[ "$#" -eq 3 ] || die "usage: tools/bisect.sh TREE GOOD BAD"
-TREE=$(cd "$1" && pwd)
-good=$(git -C "$TREE" rev-parse --verify "$2^{commit}")
-bad=$(git -C "$TREE" rev-parse --verify "$3^{commit}")
-[ -z "$(git -C "$TREE" status --porcelain --untracked-files=no)" ] ||
-	die "$TREE has uncommitted changes"
+usage="usage: make bisect TREE_UNDER_TEST=dir GOOD=rev BAD=rev (tools/bisect.sh DIR GOOD BAD)"
+[ "$#" -eq 3 ] && [ -n "$1" ] && [ -n "$2" ] && [ -n "$3" ] || die "$usage"
+git -C "$1" rev-parse --is-inside-work-tree >/dev/null 2>&1 ||
+	die "TREE_UNDER_TEST=$1 is not a git work tree; $usage"
+src=$(cd "$1" && pwd)
+good=$(git -C "$src" rev-parse -q --verify "$2^{commit}") || die "GOOD=$2 is not a commit of $src"
+bad=$(git -C "$src" rev-parse -q --verify "$3^{commit}") || die "BAD=$3 is not a commit of $src"
 
 results="$TOP/build/bisect"
 rm -rf "$results"
 mkdir -p "$results"
+if made_by_tools "$src"; then
+	TREE=$src
+	[ -z "$(git -C "$TREE" status --porcelain --untracked-files=no)" ] ||
+		die "$TREE has uncommitted changes"
+else
+	TREE="$TOP/build/bisect-tree"
+	rm -rf "$TREE"
+	info "bisecting in $TREE, a clone of $src sharing its objects; $src is not changed"
+	git clone -q --shared --no-checkout "$src" "$TREE"
+	git -C "$TREE" checkout -q --detach "$bad"
+fi
 start=$(git -C "$TREE" symbolic-ref -q --short HEAD || git -C "$TREE" rev-parse HEAD)
 trap 'git -C "$TREE" bisect reset "$start" >/dev/null 2>&1 || true' EXIT
 

@@ -8,7 +8,8 @@
 # QEMU, or um: User Mode Linux, the kernel as a host process running the
 # same code natively (no emulation). Builds go to build/kunit-ARCH, or $KUNIT_BUILD_DIR
 # (kept between runs, so rebuilds are incremental), through ccache. The tree
-# is build/linux, or $TREE; the config .kunitconfig, or $KUNITCONFIG. The raw kernel log is kept as
+# is build/linux, or $TREE; the config .kunitconfig (for um with the guests'
+# fragments: see below), or $KUNITCONFIG. The raw kernel log is kept as
 # build/kunit-ARCH/test.log (kunit.py writes it; for um, the kernel itself:
 # see kunit_run_um) and the parsed results as
 # build/results/ARCH.json, or as $KUNIT_RESULTS when that is set.
@@ -38,6 +39,14 @@ build_dir=${KUNIT_BUILD_DIR:-$TOP/build/kunit-$arch}
 json=${KUNIT_RESULTS:-$TOP/build/results/$arch.json}
 mkdir -p "$build_dir" "$(dirname "$json")"
 rm -f "$json"
+# User Mode Linux has one config, .kunitconfig with the guests' fragments
+# (tools/lib.sh, UM_GUEST_FRAGMENTS): the per-commit check, the gate's
+# guests and this run build the same kernel, so build/kunit-um serves all
+# three and ccache entries made by one hit for the others.
+if [ "$arch" = um ] && [ -z "${KUNITCONFIG:-}" ]; then
+	um_guest_kunitconfig "$build_dir/um.kunitconfig"
+	KUNITCONFIG="$build_dir/um.kunitconfig"
+fi
 
 cc="ccache ${cross}gcc"
 common=(--arch="$arch" --build_dir="$build_dir"

@@ -8,6 +8,21 @@ BASE_FILE="$PATCH_DIR/BASE"
 TREE="${TREE:-$TOP/build/linux}"
 BASE_TAG=base
 
+# The tools change and delete only trees they made: prepare marks each with
+# this file in its .git folder (older tools left only the sync stamp below,
+# which is theirs as well). Any other folder, such as a developer's own
+# kernel tree named in TREE, is refused before anything is written.
+MADE_BY_NAME=patchq-made-by
+SYNC_STAMP_NAME=patchq-synced
+made_by_tools() { [ -f "$1/.git/$MADE_BY_NAME" ] || [ -f "$1/.git/$SYNC_STAMP_NAME" ]; }
+mark_made_by_tools() { echo "made by $TOP/tools/prepare.sh" >"$1/.git/$MADE_BY_NAME"; }
+
+# require_tools_tree DIR: die unless DIR is absent or a tree the tools made.
+require_tools_tree() {
+	[ ! -e "$1" ] || made_by_tools "$1" ||
+		die "$1 was not made by this project's tools (it has no .git/$MADE_BY_NAME), so they will not change or delete it; leave TREE unset for build/linux or name a new folder (to bisect a tree of yours: make bisect TREE_UNDER_TEST=$1 GOOD=rev BAD=rev)"
+}
+
 # Kernel builds go through ccache with paths under the checkout made
 # relative, so that a clone in another folder (CI's) hits the same cache.
 export CCACHE_BASEDIR="$TOP"
@@ -130,7 +145,6 @@ series_digest() {
 	done | sha256sum | cut -d' ' -f1
 }
 
-SYNC_STAMP_NAME=patchq-synced
 sync_stamp() { printf '%s/.git/%s' "$TREE" "$SYNC_STAMP_NAME"; }
 
 # counts LINE: "P F" from a "... P passed, F failed ..." line; "0 1" (one

@@ -6,9 +6,22 @@
 # Safe to re-run: a tree already in step with the series is left alone (so
 # incremental builds stay incremental); a tree behind the series gets the
 # missing patches; an interrupted unpack or "git am" is cleaned up. A tree
-# holding work that is not exported is never touched.
+# holding work that is not exported is never touched: prepare stops with
+# an error, or, with --keep-work (what the targets that build and run the
+# tree use), says so and leaves it as it is, to be built as it is. A
+# folder the tools did not make (tools/lib.sh, require_tools_tree) is
+# refused either way.
+#
+#   tools/prepare.sh [--keep-work]
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+
+keep_work=0
+case "${1:-}" in
+"") ;;
+--keep-work) keep_work=1 ;;
+*) die "usage: tools/prepare.sh [--keep-work]" ;;
+esac
 
 TARBALL=$(base_field tarball)
 BASE_DATE="2000-01-01T00:00:00Z"
@@ -35,12 +48,14 @@ drop_debian_ignore_stanza() {
 # commit exists, so an interrupted unpack never leaves a half tree behind.
 create_base_tree() {
 	local tmp="$TREE.partial"
+	require_tools_tree "$tmp"
 	rm -rf "$tmp" "$TREE"
 	mkdir -p "$tmp"
+	git -C "$tmp" init -q -b master
+	mark_made_by_tools "$tmp"
 	info "unpacking $TARBALL"
 	tar -xJf "$TARBALL" -C "$tmp" --strip-components=1
 	drop_debian_ignore_stanza "$tmp"
-	git -C "$tmp" init -q -b master
 	TREE=$tmp tree_git add -A -f
 	GIT_AUTHOR_DATE=$BASE_DATE GIT_COMMITTER_DATE=$BASE_DATE TREE=$tmp \
 		tree_git commit -q -m "$(base_field package) $(base_field version)" \
@@ -115,6 +130,11 @@ sync_tree_with_series() {
 		tree_git am --abort
 	fi
 	if [ -n "$(git -C "$TREE" status --porcelain)" ]; then
+		if [ "$keep_work" = 1 ]; then
+			info "using the tree as it is: it has uncommitted changes, which the build takes" \
+				"('make status' lists them; commit and 'make export' to keep them)"
+			return
+		fi
 		git -C "$TREE" status --short | head -n 20 >&2
 		die "$TREE has uncommitted changes; commit and 'make export', or discard them"
 	fi
@@ -133,6 +153,10 @@ sync_tree_with_series() {
 		tree_git reset -q --hard "$BASE_TAG"
 		drop_group_refs
 		applied=0
+	elif [ "$keep_work" = 1 ]; then
+		info "using the tree as it is: it holds commits not in kernel-patches/" \
+			"('make status' names them; 'make export' writes them there)"
+		return
 	else
 		die "$TREE holds commits not in kernel-patches/ (see 'make status'); export them or 'make reset-tree'"
 	fi
@@ -146,8 +170,11 @@ sync_tree_with_series() {
 	info "tree at $(git -C "$TREE" log -1 --format='%h %s')"
 }
 
+require_tools_tree "$TREE"
 check_base_version
 if ! tree_is_complete; then
 	create_base_tree
 fi
+# A tree made before the marker existed is known by its sync stamp.
+[ -f "$TREE/.git/$MADE_BY_NAME" ] || mark_made_by_tools "$TREE"
 sync_tree_with_series

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# The README's daily workflow, followed as written on a scratch clone of
+# this checkout (build/daily-loop), so that the README and the tools
+# cannot drift apart: make prepare; a KUnit case added in build/linux and
+# committed there; make kunit ARCH=um runs it before anything is
+# exported; make status names the unexported commit; make export writes
+# it to kernel-patches/; make status is clean. One case per step; ends
+# with "daily-loop: N passed, N failed". The clone's UML build has the
+# per-commit check's config, so its compiles come from ccache.
+set -uo pipefail
+. "$(dirname "$0")/../tools/lib.sh"
+
+clone="$TOP/build/daily-loop"
+logs="$TOP/build/logs/daily-loop"
+passed=0 failed=0
+rm -rf "$clone" "$logs"
+mkdir -p "$logs"
+git clone -q "$TOP" "$clone" || die "cannot clone $TOP"
+cd "$clone" || exit 1
+# The clone's own tree and build folders, whatever the caller's are.
+unset TREE KUNIT_BUILD_DIR KUNITCONFIG KUNIT_RESULTS VM_BUILD_DIR
+
+# step NAME COMMAND...: one case, its output in build/logs/daily-loop/.
+step() {
+	local name=$1 log
+	shift
+	log="$logs/$(tr ' /' '__' <<<"$name").log"
+	if "$@" >"$log" 2>&1; then
+		echo "ok $name"
+		passed=$((passed + 1))
+	else
+		echo "FAIL $name (${log#"$TOP"/})"
+		tail -n 15 "$log" | sed 's/^/    /'
+		failed=$((failed + 1))
+	fi
+}
+
+CASE=blk_ioprio_daily_loop
+# add_case: a KUnit case in the blk_ioprio suite, as a developer adds one.
+add_case() {
+	local f=build/linux/block/tests/blk_ioprio_kunit.c
+	grep -q '^static struct kunit_case blk_ioprio_cases\[\] = {$' "$f" || return
+	python3 - "$f" "$CASE" <<'PY' || return
+import sys
+path, case = sys.argv[1:]
+src = open(path).read()
+fn = f"""/* The README's daily workflow, followed by ci/daily_loop.sh */
+static void {case}(struct kunit *test)
+{{
+	KUNIT_EXPECT_EQ(test,
+			IOPRIO_PRIO_CLASS(IOPRIO_PRIO_VALUE(IOPRIO_CLASS_IDLE, 0)),
+			IOPRIO_CLASS_IDLE);
+}}
+
+"""
+head = "static struct kunit_case blk_ioprio_cases[] = {\n"
+i = src.index(head)
+j = src.index("\t{}\n};", i)
+src = src[:i] + fn + src[i:j] + f"\tKUNIT_CASE({case}),\n" + src[j:]
+open(path, "w").write(src)
+PY
+	git -C build/linux commit -q -a -s -m "blk-ioprio: Check the daily workflow" \
+		-m "A case added by ci/daily_loop.sh on a scratch clone."
+}
+
+ran_new_case() {
+	make -s kunit ARCH=um || return
+	python3 - "build/results/um.json" "$CASE" <<'PY'
+import json, sys
+path, case = sys.argv[1:]
+def walk(t):
+    yield t
+    for s in t.get("sub_groups", []) + t.get("test_cases", []):
+        yield from walk(s)
+found = [t for t in walk(json.load(open(path))) if t.get("name") == case]
+print(found[0]["status"] if found else "not run")
+sys.exit(0 if found and found[0]["status"] == "PASS" else 1)
+PY
+}
+
+status_names_commit() { ! make -s status && make -s status | grep -q 'new or changed: branch/'; }
+exported() { make -s export && git status --short kernel-patches | grep -q '^?? kernel-patches/branch/'; }
+
+step "make prepare" make -s prepare
+step "a KUnit case added and committed in build/linux" add_case
+step "make kunit ARCH=um runs it, unexported" ran_new_case
+step "make status names the unexported commit" status_names_commit
+step "make export writes it to kernel-patches/branch/" exported
+step "make status clean after export" make -s status
+
+echo "daily-loop: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
