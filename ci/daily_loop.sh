@@ -78,7 +78,10 @@ sys.exit(0 if found and found[0]["status"] == "PASS" else 1)
 PY
 }
 
-status_names_commit() { ! make -s status && make -s status | grep -q 'new or changed: branch/'; }
+status_names_commit() {
+	local out
+	! out=$(make -s status 2>&1) && grep -q 'new or changed: branch/' <<<"$out"
+}
 exported() { make -s export && git status --short kernel-patches | grep -q '^?? kernel-patches/branch/'; }
 
 step "make prepare" make -s prepare
