@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Prove tools/bisect.sh finds the commit that changes the multipath hash.
 #
-# Builds a small synthetic history on a branch "bisect-demo" of the
+# Builds a small synthetic history on a branch "patchq-bisect-demo" of the
 # prepared tree, on top of the end of the net-next group (the last commit
 # that changes hashes: earlier ones differ from the golden vectors) with
 # the golden suite patch of the branch group picked onto it. Two harmless
@@ -17,9 +17,11 @@
 # history changed since that check's last commit.
 set -euo pipefail
 . "$(dirname "$0")/../tools/lib.sh"
+require_tools_tree "$TREE"
 
 DATE="2001-01-01T00:00:00Z"
-DEMO_BRANCH=bisect-demo
+# A name of the tools' own, so that no branch of a developer's is reused.
+DEMO_BRANCH=patchq-bisect-demo
 
 [ -d "$TREE/.git" ] || die "no prepared tree: run 'make prepare'"
 "$TOP/tools/status.sh" >/dev/null || die "the tree is not in step with kernel-patches/ (make status)"

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # The README's daily workflow, followed as written on a scratch clone of
-# this checkout (build/daily-loop), so that the README and the tools
-# cannot drift apart: make prepare; a KUnit case added in build/linux and
-# committed there; make kunit ARCH=um runs it before anything is
-# exported; make status names the unexported commit; make export writes
-# it to kernel-patches/; make status is clean. One case per step; ends
-# with "daily-loop: N passed, N failed". The clone's UML build has the
-# per-commit check's config, so its compiles come from ccache.
+# this checkout's HEAD, as a newcomer clones it (build/daily-loop), so that
+# the README and the tools cannot drift apart: make prepare; a KUnit case
+# added in build/linux and committed there; make kunit ARCH=um runs it
+# before anything is exported; make status names the unexported commit;
+# make export writes it to kernel-patches/; make status is clean; then an
+# uncommitted edit, which make kunit ARCH=um builds and make status names.
+# One case per step; ends with "daily-loop: N passed, N failed". The
+# clone's UML build has the per-commit check's config, so its compiles
+# come from ccache.
 set -uo pipefail
 . "$(dirname "$0")/../tools/lib.sh"
 
@@ -63,9 +65,10 @@ PY
 		-m "A case added by ci/daily_loop.sh on a scratch clone."
 }
 
-ran_new_case() {
+# ran CASE: make kunit ARCH=um ran CASE, and it passed.
+ran() {
 	make -s kunit ARCH=um || return
-	python3 - "build/results/um.json" "$CASE" <<'PY'
+	python3 - "build/results/um.json" "$1" <<'PY'
 import json, sys
 path, case = sys.argv[1:]
 def walk(t):
@@ -78,6 +81,16 @@ sys.exit(0 if found and found[0]["status"] == "PASS" else 1)
 PY
 }
 
+edit_uncommitted() {
+	sed -i "s/\b$CASE\b/${CASE}_edited/g" build/linux/block/tests/blk_ioprio_kunit.c &&
+		grep -q "${CASE}_edited" build/linux/block/tests/blk_ioprio_kunit.c
+}
+
+status_names_change() {
+	local out
+	! out=$(make -s status 2>&1) && grep -q 'uncommitted changes' <<<"$out"
+}
+
 status_names_commit() {
 	local out
 	! out=$(make -s status 2>&1) && grep -q 'new or changed: branch/' <<<"$out"
@@ -86,10 +99,13 @@ exported() { make -s export && git status --short kernel-patches | grep -q '^?? 
 
 step "make prepare" make -s prepare
 step "a KUnit case added and committed in build/linux" add_case
-step "make kunit ARCH=um runs it, unexported" ran_new_case
+step "make kunit ARCH=um runs it, unexported" ran "$CASE"
 step "make status names the unexported commit" status_names_commit
 step "make export writes it to kernel-patches/branch/" exported
 step "make status clean after export" make -s status
+step "an uncommitted edit (the case renamed)" edit_uncommitted
+step "make kunit ARCH=um builds the uncommitted edit" ran "${CASE}_edited"
+step "make status names the uncommitted change" status_names_change
 
 echo "daily-loop: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

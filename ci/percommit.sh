@@ -27,6 +27,7 @@
 # only the last N commits (tools/bench.sh uses it).
 set -uo pipefail
 . "$(dirname "$0")/../tools/lib.sh"
+require_tools_tree "$TREE"
 
 LOGS="$TOP/build/logs/percommit"
 ARCH=${PERCOMMIT_ARCH:-um}

@@ -1,19 +1,25 @@
 #!/usr/bin/env bash
 # The tools never change or delete a tree they did not make. A scratch git
 # repository stands for a developer's own kernel tree (commits, an
-# uncommitted change, an untracked file); every target that could write to
-# a tree is pointed at it, and each case passes when the target refused
-# with the tools' line and the repository is still byte for byte as it
-# was. Ends with "tree-safety: N passed, N failed".
+# uncommitted change, an untracked file); each target that could write to a
+# tree is pointed at it, and each case passes when the target refused with
+# the tools' line and the repository, and the kernel-patches/ of the
+# checkout it ran from, are byte for byte as they were. The targets run
+# from a scratch copy of this checkout's files as they are (committed or
+# not), so that a target that failed to refuse cannot reach this
+# checkout's own. Ends with "tree-safety: N passed, N failed".
 set -uo pipefail
 . "$(dirname "$0")/../tools/lib.sh"
 
 work="$TOP/build/tree-safety"
 mine="$work/my-linux"
+checkout="$work/checkout"
 passed=0 failed=0
 
 rm -rf "$work"
-mkdir -p "$mine"
+mkdir -p "$mine" "$checkout"
+git -C "$TOP" ls-files -z --cached --others --exclude-standard |
+	tar -C "$TOP" --null -T - -cf - | tar -C "$checkout" -xf - || die "cannot copy $TOP"
 git -C "$mine" init -q -b master
 echo "my work" >"$mine/README"
 git -C "$mine" add README
@@ -26,51 +32,71 @@ echo "untracked" >"$mine/notes.txt"
 mkdir -p "$work/new-tree.partial"
 echo "also mine" >"$work/new-tree.partial/keep"
 
-# snapshot: every file under the scratch folder, with its contents.
-snapshot() { (cd "$work" && find . -path ./out -prune -o -type f -print0 | sort -z | xargs -0 sha256sum); }
+# snapshot: every file of the repository, the folder beside it and the
+# clone's kernel-patches/, with its contents.
+snapshot() {
+	(cd "$work" && find my-linux new-tree.partial checkout/kernel-patches -type f -print0 |
+		sort -z | xargs -0 sha256sum)
+}
 before=$(snapshot)
 
-# case NAME COMMAND...: COMMAND must fail, print the tools' refusal or
-# usage line, and leave every file as it was.
-case_refused() {
+# pass NAME WHAT / fail NAME WHY [OUTPUT]
+pass() { echo "ok $1: $2"; passed=$((passed + 1)); }
+fail() {
+	echo "FAIL $1: $2"
+	[ -z "${3:-}" ] || tail -n 5 <<<"$3" | sed 's/^/    /'
+	failed=$((failed + 1))
+}
+
+# refused NAME COMMAND...: COMMAND, run in the scratch clone, must fail,
+# print the tools' refusal line, and leave every file as it was.
+REFUSAL="was not made by this project's tools"
+refused() {
 	local name=$1 out rc
 	shift
-	out=$("$@" 2>&1)
+	out=$(cd "$checkout" && "$@" 2>&1)
 	rc=$?
 	if [ "$rc" -eq 0 ]; then
-		echo "FAIL $name: exited 0"
-		failed=$((failed + 1))
-	elif ! grep -qE "was not made by this project's tools|usage: make bisect" <<<"$out"; then
-		echo "FAIL $name: no refusal line; it printed:"
-		tail -n 5 <<<"$out" | sed 's/^/    /'
-		failed=$((failed + 1))
+		fail "$name" "exited 0" "$out"
+	elif ! grep -q "$REFUSAL" <<<"$out"; then
+		fail "$name" "no refusal line" "$out"
 	elif [ "$(snapshot)" != "$before" ]; then
-		echo "FAIL $name: the scratch repository changed"
-		diff <(echo "$before") <(snapshot) | head -n 10 | sed 's/^/    /'
-		failed=$((failed + 1))
+		fail "$name" "a file changed" "$(diff <(echo "$before") <(snapshot))"
 	else
-		echo "ok $name: $(grep -m 1 -oE "(was not made by this project's tools|usage: make bisect).*" <<<"$out" | cut -c 1-80)"
-		passed=$((passed + 1))
+		pass "$name" "refused"
 	fi
 }
 
-cd "$TOP"
-case_refused "make prepare TREE=mine" make -s prepare TREE="$mine"
-case_refused "make kunit ARCH=um TREE=mine" make -s kunit ARCH=um TREE="$mine"
-case_refused "make reset-tree TREE=mine" make -s reset-tree TREE="$mine"
-case_refused "make um-fp TREE=mine" make -s um-fp TREE="$mine"
-case_refused "make prepare TREE=new-tree (its .partial is mine)" make -s prepare TREE="$work/new-tree"
-case_refused "make bisect, no variables" make -s bisect
-# Bisecting a tree of the developer's runs in a clone: the steps find no
-# kernel to build, so no first bad commit, and the repository is untouched.
-out=$(make -s bisect TREE_UNDER_TEST="$mine" GOOD=HEAD~1 BAD=HEAD 2>&1)
-if [ "$(snapshot)" = "$before" ] && grep -q "is not changed" <<<"$out"; then
-	echo "ok make bisect TREE_UNDER_TEST=mine: bisected in a clone, the repository unchanged"
-	passed=$((passed + 1))
+refused "make prepare TREE=mine" make -s prepare TREE="$mine"
+refused "make kunit ARCH=um TREE=mine" make -s kunit ARCH=um TREE="$mine"
+refused "make export TREE=mine" make -s export TREE="$mine"
+refused "make reset-tree TREE=mine" make -s reset-tree TREE="$mine"
+refused "make vectors TREE=mine" make -s vectors TREE="$mine"
+refused "make percommit TREE=mine" make -s percommit TREE="$mine"
+refused "tools/export.sh with TREE=mine" env TREE="$mine" tools/export.sh
+refused "tools/vectors.sh --write with TREE=mine" env TREE="$mine" tools/vectors.sh --write
+refused "make prepare TREE=new-tree (new-tree.partial is mine)" make -s prepare TREE="$work/new-tree"
+
+out=$(cd "$checkout" && make -s bisect 2>&1)
+if [ $? -ne 0 ] && grep -q "usage: make bisect" <<<"$out" && ! grep -q "Needed a single revision" <<<"$out"; then
+	pass "make bisect, no variables" "its usage line"
 else
-	echo "FAIL make bisect TREE_UNDER_TEST=mine: the repository changed, or no clone was used:"
-	tail -n 5 <<<"$out" | sed 's/^/    /'
-	failed=$((failed + 1))
+	fail "make bisect, no variables" "no usage line" "$out"
+fi
+
+# Bisecting a tree of the developer's runs in a clone sharing its objects:
+# the clone holds the scratch history, and the repository is untouched.
+# The steps find no kernel to build, so the bisection itself ends without
+# a first bad commit: this case is about where it ran.
+out=$(cd "$checkout" && make -s bisect TREE_UNDER_TEST="$mine" GOOD=HEAD~1 BAD=HEAD 2>&1)
+clone_head=$(git -C "$checkout/build/bisect-tree" rev-parse -q --verify HEAD 2>/dev/null)
+if [ "$(snapshot)" != "$before" ]; then
+	fail "make bisect TREE_UNDER_TEST=mine" "a file changed" "$out"
+elif ! git -C "$mine" cat-file -e "${clone_head:-none}^{commit}" 2>/dev/null ||
+	! grep -q "is not changed" <<<"$out"; then
+	fail "make bisect TREE_UNDER_TEST=mine" "it did not run in build/bisect-tree, a clone of mine" "$out"
+else
+	pass "make bisect TREE_UNDER_TEST=mine" "bisected in a clone, the repository unchanged"
 fi
 
 echo "tree-safety: $passed passed, $failed failed"

@@ -24,6 +24,7 @@
 # build/logs/bench/, build/bench/.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+require_tools_tree "$TREE"
 
 LOGS="$TOP/build/logs/bench"
 DIRS="$TOP/build/bench"

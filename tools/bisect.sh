@@ -28,15 +28,17 @@ results="$TOP/build/bisect"
 rm -rf "$results"
 mkdir -p "$results"
 if made_by_tools "$src"; then
+	# The steps check commits out and clean the suite's folder: only a
+	# tree with nothing uncommitted, untracked or ignored in its work tree.
 	TREE=$src
-	[ -z "$(git -C "$TREE" status --porcelain --untracked-files=no)" ] ||
-		die "$TREE has uncommitted changes"
+	[ -z "$(git -C "$TREE" status --porcelain --ignored)" ] ||
+		die "$TREE has uncommitted, untracked or ignored files; the steps would touch them"
 else
 	TREE="$TOP/build/bisect-tree"
 	rm -rf "$TREE"
+	git clone -q --shared --no-checkout "$src" "$TREE" || die "cannot clone $src"
+	git -C "$TREE" checkout -q --detach "$bad" || die "cannot check out $bad in $TREE"
 	info "bisecting in $TREE, a clone of $src sharing its objects; $src is not changed"
-	git clone -q --shared --no-checkout "$src" "$TREE"
-	git -C "$TREE" checkout -q --detach "$bad"
 fi
 start=$(git -C "$TREE" symbolic-ref -q --short HEAD || git -C "$TREE" rev-parse HEAD)
 trap 'git -C "$TREE" bisect reset "$start" >/dev/null 2>&1 || true' EXIT

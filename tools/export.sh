@@ -9,6 +9,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 [ -d "$TREE/.git" ] || die "no prepared tree at $TREE: run 'make prepare'"
+require_tools_tree "$TREE"
 if [ -n "$(git -C "$TREE" status --porcelain --ignored)" ]; then
 	git -C "$TREE" status --short --ignored | head -n 20 >&2
 	die "the tree has uncommitted or ignored files; commit them (git add -f for ignored ones) first"

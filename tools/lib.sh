@@ -8,13 +8,29 @@ BASE_FILE="$PATCH_DIR/BASE"
 TREE="${TREE:-$TOP/build/linux}"
 BASE_TAG=base
 
-# The tools change and delete only trees they made: prepare marks each with
-# this file in its .git folder (older tools left only the sync stamp below,
-# which is theirs as well). Any other folder, such as a developer's own
-# kernel tree named in TREE, is refused before anything is written.
+# The tools change and delete only folders they made: those under this
+# checkout's build/ folder (which they create and git ignores), and trees
+# prepare made elsewhere (TREE=dir), which it marks with this file in their
+# .git folder. Any other folder, such as a developer's own kernel tree named
+# in TREE, is refused before anything is written. Paths are compared with
+# symbolic links resolved, so a link under build/ to a tree of yours is not
+# taken for the tools' own.
 MADE_BY_NAME=patchq-made-by
 SYNC_STAMP_NAME=patchq-synced
-made_by_tools() { [ -f "$1/.git/$MADE_BY_NAME" ] || [ -f "$1/.git/$SYNC_STAMP_NAME" ]; }
+physical_path() {
+	if [ -d "$1" ]; then
+		(cd "$1" && pwd -P)
+	else
+		echo "$(cd "$(dirname "$1")" 2>/dev/null && pwd -P)/$(basename "$1")"
+	fi
+}
+made_by_tools() {
+	[ -f "$1/.git/$MADE_BY_NAME" ] && return 0
+	case "$(physical_path "$1")/" in
+	"$(cd "$TOP" && pwd -P)/build/"*) return 0 ;;
+	esac
+	return 1
+}
 mark_made_by_tools() { echo "made by $TOP/tools/prepare.sh" >"$1/.git/$MADE_BY_NAME"; }
 
 # require_tools_tree DIR: die unless DIR is absent or a tree the tools made.
@@ -100,8 +116,8 @@ group_ref() { printf 'refs/heads/group/%s' "$1"; }
 # no group follows).
 group_ranges() {
 	local from last head to g
-	from=$(git -C "$TREE" rev-parse "$BASE_TAG")
-	head=$(git -C "$TREE" rev-parse HEAD)
+	from=$(git -C "$TREE" rev-parse -q --verify "refs/tags/$BASE_TAG") || return 1
+	head=$(git -C "$TREE" rev-parse -q --verify HEAD) || return 1
 	last=$(group_names | tail -n 1)
 	for g in $(group_names); do
 		to=$head
@@ -121,9 +137,10 @@ group_ranges() {
 # with a series file. Output depends only on the commits, not on local git
 # config.
 export_to() {
-	local out=$1 g from to f
+	local out=$1 g from to f ranges
 	mkdir -p "$out"
 	: >"$out/series"
+	ranges=$(group_ranges) || die "cannot split $TREE into the series' groups (is it a prepared tree, with a '$BASE_TAG' tag?)"
 	while read -r g from to; do
 		mkdir -p "$out/$g"
 		tree_git format-patch --quiet --zero-commit --no-signature \
@@ -132,7 +149,7 @@ export_to() {
 		for f in "$out/$g"/*.patch; do
 			if [ -e "$f" ]; then printf '%s/%s\n' "$g" "${f##*/}" >>"$out/series"; fi
 		done
-	done < <(group_ranges)
+	done <<<"$ranges"
 }
 
 # series_digest DIR: one hash over the patch names a series file lists

@@ -48,8 +48,12 @@ drop_debian_ignore_stanza() {
 # commit exists, so an interrupted unpack never leaves a half tree behind.
 create_base_tree() {
 	local tmp="$TREE.partial"
+	# A tree that exists without its base tag is not one prepare left
+	# half made (it unpacks into $tmp and renames it only when complete).
+	[ ! -e "$TREE" ] ||
+		die "$TREE exists but has no '$BASE_TAG' tag, so it is not a tree prepare made; move it away (or delete it yourself) and run 'make prepare' again"
 	require_tools_tree "$tmp"
-	rm -rf "$tmp" "$TREE"
+	rm -rf "$tmp"
 	mkdir -p "$tmp"
 	git -C "$tmp" init -q -b master
 	mark_made_by_tools "$tmp"
@@ -91,13 +95,31 @@ is_prefix_of_series() {
 	[ "$i" -eq "${#mine[@]}" ]
 }
 
+# A "git am" of prepare's own is marked, so that only that one is ever
+# aborted when a run was interrupted.
+AM_MARK_NAME=patchq-am
+am_mark() { printf '%s/.git/%s' "$TREE" "$AM_MARK_NAME"; }
+
 apply_patch() {
 	local p=$1
+	: >"$(am_mark)"
 	if ! tree_git am -q --committer-date-is-author-date "$PATCH_DIR/$p"; then
 		tree_git am --abort || true
+		rm -f "$(am_mark)"
 		die "patch $p does not apply; the tree is left at the last good commit: $(git -C "$TREE" log -1 --format='%h %s')"
 	fi
+	rm -f "$(am_mark)"
 	record_sync
+}
+
+# work_in_progress WHAT: the tree holds work of the developer's that prepare
+# must not touch: with --keep-work say so and build it as it is, else stop.
+work_in_progress() {
+	if [ "$keep_work" = 1 ]; then
+		info "using the tree as it is: $1 ('make status' says more; 'make prepare' would stop here)"
+		exit 0
+	fi
+	die "$TREE: $1; prepare leaves it alone ('make status' says more)"
 }
 
 # mark_group_end PATCH NEXT: after the last patch of a group (the next patch
@@ -125,40 +147,45 @@ sync_tree_with_series() {
 	# branch identity, not whatever the machine's global git config says.
 	git -C "$TREE" config user.name "$BRANCH_NAME"
 	git -C "$TREE" config user.email "$BRANCH_EMAIL"
-	if [ -d "$TREE/.git/rebase-apply" ]; then
-		warn "an interrupted 'git am' was found; aborting it"
+	if [ -d "$TREE/.git/rebase-apply" ] && [ -f "$(am_mark)" ]; then
+		warn "an interrupted 'git am' of prepare's own was found; aborting it"
 		tree_git am --abort
+		rm -f "$(am_mark)"
 	fi
+	if [ -d "$TREE/.git/rebase-apply" ] || [ -d "$TREE/.git/rebase-merge" ]; then
+		work_in_progress "a 'git am' or 'git rebase' of yours is in progress"
+	fi
+	git -C "$TREE" symbolic-ref -q HEAD >/dev/null ||
+		work_in_progress "its HEAD is detached (not on a branch)"
 	if [ -n "$(git -C "$TREE" status --porcelain)" ]; then
-		if [ "$keep_work" = 1 ]; then
-			info "using the tree as it is: it has uncommitted changes, which the build takes" \
-				"('make status' lists them; commit and 'make export' to keep them)"
-			return
-		fi
-		git -C "$TREE" status --short | head -n 20 >&2
-		die "$TREE has uncommitted changes; commit and 'make export', or discard them"
+		[ "$keep_work" = 1 ] || git -C "$TREE" status --short | head -n 20 >&2
+		work_in_progress "it has uncommitted changes, which the build takes (commit and 'make export' to keep them)"
 	fi
 	tmp=$(mktemp -d)
-	trap 'rm -rf "$tmp"' RETURN
+	trap 'rm -rf "$tmp"' EXIT
 	export_to "$tmp"
 	if [ "$(series_digest "$tmp")" = "$(series_digest "$PATCH_DIR")" ]; then
 		info "tree is in step with the series ($(series_patches | wc -l) patches)"
 		record_sync
 		return
 	fi
+	# Only a tree as prepare left it (the stamp it wrote after its last
+	# patch) is brought in step; any other holds work of the developer's.
+	[ "$(series_digest "$tmp")" = "$(cat "$(sync_stamp)" 2>/dev/null)" ] ||
+		work_in_progress "it holds commits that differ from kernel-patches/ ('make export' writes them there)"
 	if is_prefix_of_series "$tmp"; then
 		applied=$(wc -l <"$tmp/series")
-	elif [ "$(series_digest "$tmp")" = "$(cat "$(sync_stamp)" 2>/dev/null)" ]; then
-		info "the series changed since the tree was synced; re-applying from $BASE_TAG"
+	else
+		[ "$keep_work" = 0 ] ||
+			work_in_progress "kernel-patches/ changed since the tree was last in step with it ('make prepare' brings it in step)"
+		# Kept under a ref, in case kernel-patches/ lost what the
+		# tree had (a checkout of an older kernel-patches/, say).
+		git -C "$TREE" update-ref refs/patchq/before-resync HEAD
+		info "the series changed since the tree was synced; re-applying from $BASE_TAG" \
+			"(the tree's commits before: refs/patchq/before-resync)"
 		tree_git reset -q --hard "$BASE_TAG"
 		drop_group_refs
 		applied=0
-	elif [ "$keep_work" = 1 ]; then
-		info "using the tree as it is: it holds commits not in kernel-patches/" \
-			"('make status' names them; 'make export' writes them there)"
-		return
-	else
-		die "$TREE holds commits not in kernel-patches/ (see 'make status'); export them or 'make reset-tree'"
 	fi
 	mapfile -t patches < <(series_patches)
 	for n in "${!patches[@]}"; do

@@ -6,6 +6,7 @@
 # ("[PATCH net 1/6]"). The tree must be in step with kernel-patches/.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+require_tools_tree "$TREE"
 
 OUT="$TOP/build/send"
 "$TOP/tools/status.sh" >/dev/null || die "the tree is not in step with kernel-patches/ (make status)"

@@ -7,6 +7,7 @@
 #                              (then commit there and "make export")
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+require_tools_tree "$TREE"
 
 FILE="$TREE/net/ipv4/tests/multipath_hash_golden_kunit.c"
 BEGIN='/* BEGIN GOLDEN VECTORS */'
