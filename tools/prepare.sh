@@ -140,7 +140,7 @@ drop_group_refs() {
 }
 
 sync_tree_with_series() {
-	local tmp applied n patches
+	local applied n patches
 	# Commits inserted with "git rebase -i" move the group branches along.
 	git -C "$TREE" config rebase.updateRefs true
 	# Commits made by hand in the tree (and their Signed-off-by) carry the
@@ -161,6 +161,7 @@ sync_tree_with_series() {
 		[ "$keep_work" = 1 ] || git -C "$TREE" status --short | head -n 20 >&2
 		work_in_progress "it has uncommitted changes, which the build takes (commit and 'make export' to keep them)"
 	fi
+	# Global: work_in_progress may end the script before this returns.
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
 	export_to "$tmp"
