@@ -3,7 +3,7 @@ SHELL := /bin/bash
 TOOLS := tools
 ARCH ?= x86_64
 
-.PHONY: help setup prepare tree export sendable status kunit kunit-all checkpatch percommit sanitize kcsan bench vm selftests rootfs um-fp ioprio-e2e icmp-paths nvme-e2e nvme-kmemleak model vectors vectors-check bisect bisect-demo test reset-tree
+.PHONY: help setup prepare tree export sendable status kunit kunit-all checkpatch percommit sanitize kcsan bench vm selftests rootfs um-fp ioprio-e2e icmp-paths nvme-e2e nvme-load blktests nvme-kmemleak model vectors vectors-check bisect bisect-demo test reset-tree
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -70,6 +70,12 @@ icmp-paths: tree ## in a guest, policy 1, two nexthops: 64 pings per family leav
 
 nvme-e2e: tree ## in a guest, nvmet over TCP on 127.0.0.1: connect, data 512 B-1 MiB and disconnect through tcp_offload (software device on lo) and tcp, without and with digests; target faults and injected faults on tcp_offload
 	@$(TOOLS)/vm.sh --arch $(ARCH) -- $(TOOLS)/nvme_guest.sh
+
+nvme-load: tree ## in an x86_64 QEMU guest (2 CPUs): fio, 4 jobs at queue depth 32, 512 B-1 MiB random writes verified by crc32c, through tcp_offload and tcp with and without digests, then on tcp_offload with a fault injected mid-stream and a final verify
+	@VM_MEMORY=3072 $(TOOLS)/vm.sh --arch x86_64 -- $(TOOLS)/nvme_load_guest.sh
+
+blktests: tree ## blktests' nvme group in an x86_64 QEMU guest, host on tcp then on tcp_offload, target nvmet-tcp (BLKTESTS=path to a blktests checkout, default ../shared/blktests)
+	@$(TOOLS)/blktests.sh
 
 nvme-kmemleak: tree ## not in the gate: nvme-e2e in a QEMU guest with kmemleak and the transport as modules, their unload and reload, then no leak allocated through the NVMe host or target (ARCH=x86_64; arm64 not tried)
 	@VM_BUILD_DIR=$(CURDIR)/build/vm-$(ARCH)-kmemleak VM_CONFIG_EXTRA=$(CURDIR)/kunit/kmemleak.config \

@@ -153,6 +153,20 @@ run_gate() {
 	grep -E '^(ok|FAIL|daily-loop:)' "$LOGS/daily-loop.log" | sed 's/^/    /'
 	add_counts "$(tail -n 1 "$LOGS/daily-loop.log")"
 
+	# The NVMe/TCP offload transport under load, in the x86_64 QEMU guest
+	# (two CPUs: two I/O queues a controller), whose kernel (build/vm-x86_64)
+	# is the one stage here that builds one: verified concurrent fio
+	# through tcp_offload and tcp, with faults mid-stream and a stalled
+	# target (one case per workload and fault); then blktests' nvme group
+	# with the host on tcp, then on tcp_offload, each test of it a case.
+	stage nvme-load env VM_MEMORY=3072 "$TOP/tools/vm.sh" --arch x86_64 -- \
+		"$TOP/tools/nvme_load_guest.sh"
+	grep -aE '^(ok|FAIL|  |nvme-load:)' "$LOGS/nvme-load.log" | sed 's/^/    /'
+	add_counts "$(grep -aE '^nvme-load: [0-9]+ passed' "$LOGS/nvme-load.log" || echo "no counts")"
+	stage blktests "$TOP/tools/blktests.sh"
+	grep -aE '^(blktests|nvme/[0-9]+ .*\[failed\])' "$LOGS/blktests.log" | sed 's/^/    /'
+	add_counts "$(grep -aE '^blktests: [0-9]+ passed' "$LOGS/blktests.log" || echo "no counts")"
+
 	# The suites under QEMU on s390x with KASAN and UBSAN: big-endian, the
 	# golden vectors' other column, and the sanitizers' run of the whole
 	# series (a report fails it). arm64 ("make kunit ARCH=arm64") is left

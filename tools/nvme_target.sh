@@ -81,11 +81,15 @@ nvme_connect() {
 }
 
 # nvme_ns_of CTRL: its namespace's block device, as "nvmeNn1", once the
-# scan has made it (up to five seconds).
+# scan has made it (up to five seconds). With native multipath (a kernel
+# with NVME_MULTIPATH, as the QEMU guests' and distributions') the
+# controller holds the hidden path device "nvmeNcMn1", and the block
+# device users open is the subsystem's "nvmeNn1".
 nvme_ns_of() {
 	local i blk
 	for i in $(seq 50); do
-		blk=$(ls "/sys/class/nvme/$1/" | grep -m 1 -E '^nvme[0-9]+n1$') &&
+		blk=$(ls "/sys/class/nvme/$1/" | grep -m 1 -E '^nvme[0-9]+(c[0-9]+)?n1$') &&
+			blk=$(echo "$blk" | sed -E 's/c[0-9]+n/n/') &&
 			[ -b "/dev/$blk" ] && { echo "$blk"; return 0; }
 		sleep 0.1
 	done

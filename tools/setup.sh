@@ -18,6 +18,10 @@ PACKAGES=(
 	netsniff-ng iputils-ping jq iproute2 util-linux coreutils procps
 	nvme-cli
 	kmod	# insmod and rmmod in the guest of tools/nvme_kmemleak_guest.sh
+	fio	# tools/nvme_load_guest.sh, tools/nvme_bench_guest.sh, blktests
+	# blktests (tools/blktests.sh): what its check script and its nvme
+	# group run in the x86_64 guest, and its helpers' build (gcc, make)
+	gawk xfsprogs udev g++
 )
 
 missing=()

@@ -16,6 +16,11 @@ mount -t proc proc /proc || echo "vm-init: cannot mount /proc"
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 mkdir -p /dev/pts /dev/shm
+# What udev makes on a full system; bash's process substitution needs it.
+ln -s /proc/self/fd /dev/fd
+ln -s /proc/self/fd/0 /dev/stdin
+ln -s /proc/self/fd/1 /dev/stdout
+ln -s /proc/self/fd/2 /dev/stderr
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
 for dir in /tmp /run /var/tmp /root; do

@@ -39,6 +39,7 @@
 # process's standard error) goes to stdout and to build/vm-ARCH/console.log;
 # the command's exit status becomes ours (125 when the guest gives none,
 # with a line saying why). VM_TIMEOUT (seconds, 3600) bounds a run;
+# VM_MEMORY (MiB, 2048) is the guest's memory;
 # VM_APPEND adds kernel parameters; VM_CONFIG_EXTRA names one more config
 # fragment for a QEMU guest (give it a VM_BUILD_DIR of its own).
 #
@@ -203,7 +204,7 @@ shares_param="vm_shares=$(IFS=:; echo "${shares[*]}")"
 if [ "$arch" = um ]; then
 	# Memory is a file UML maps ($TMPDIR, else /dev/shm); the console is
 	# its standard output.
-	guest=("$out/linux" mem=2G con0=fd:0,fd:1 root=/dev/root rootfstype=hostfs
+	guest=("$out/linux" mem="${VM_MEMORY:-2048}M" con0=fd:0,fd:1 root=/dev/root rootfstype=hostfs
 		"rootflags=$root" "$root_mode" "init=$init" "vm_cmd=$cmd" panic=-1
 		loglevel=4 kunit.enable=0 "$shares_param" vm_sharefs=hostfs)
 	read -ra extra <<<"${VM_APPEND:-}"
@@ -213,7 +214,7 @@ else
 	append+=" rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose"
 	append+=" init=$init vm_cmd=$cmd panic=-1 loglevel=4 $shares_param vm_sharefs=9p"
 	append+=" ${VM_APPEND:-}"
-	guest=("${qemu[@]}" -nodefaults -nographic -no-reboot -m 2048 -smp 2 -serial stdio
+	guest=("${qemu[@]}" -nodefaults -nographic -no-reboot -m "${VM_MEMORY:-2048}" -smp 2 -serial stdio
 		-kernel "$out/$image" -append "$append"
 		-fsdev "local,id=hostroot,path=$root,security_model=none$export_mode,multidevs=remap"
 		-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot)

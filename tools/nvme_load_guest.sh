@@ -1,0 +1,193 @@
+#!/bin/bash
+# Verified concurrent I/O through the NVMe/TCP offload transport, inside
+# an x86_64 guest of tools/vm.sh with two CPUs, so that a controller has
+# two I/O queues ("make nvme-load"; never on the host).
+#
+# The target is tools/nvme_target.sh's (nvmet-tcp on 127.0.0.1, a
+# memory-backed null_blk namespace). The load is fio: $JOBS jobs, each on
+# its own $JOB_MB MiB of the namespace, libaio at queue depth 32 with
+# O_DIRECT, random writes of mixed sizes from 512 B to 1 MiB, each block
+# carrying a crc32c checksum and its offset that fio reads back and checks
+# while it writes (verify_backlog) and all over again once it has written
+# (verify). A case passes when fio ends with no I/O or verify error.
+#   load TRANSPORT digests=D   tcp_offload and, for comparison, tcp,
+#                              without and with header and data digests
+# Then the same load on tcp_offload with a fault injected two seconds in
+# (the software device's debugfs, or the user): a dropped connection, a
+# queue error the device reports, a lost completion (io_timeout 2 s), a
+# corrupt header digest, a controller reset. It passes when fio saw no
+# error, the controller reconnected and is live, and a last fio pass reads
+# everything written and finds each block as last written.
+# Last, a target that stops taking data for 20 s (every packet to its port
+# dropped, then let through again) under 1 MiB writes at queue depth 32,
+# through tcp_offload and, for comparison, tcp: the writes complete when
+# the target takes data again, the controller starts no error recovery
+# (keep-alive and I/O timeouts set above the stall), and what was written
+# reads back as written. Last, the kernel log holds no warning.
+# One case per line; ends with "nvme-load: N passed, N failed", and
+# "nvme-load: N MiB written, N MiB read back and checked".
+set -uo pipefail
+
+NVME_NS_MB=${NVME_NS_MB:-160}
+. "$(dirname "$0")/nvme_target.sh"
+JOBS=4 JOB_MB=32
+# fio keeps files in its working folder; the checkout is read-only here.
+cd /tmp || exit 1
+
+written_mb=0 verified_mb=0
+
+# fio_run NAME [FIO OPTIONS]: the load on $blk, its JSON report in
+# /tmp/NAME.json; fails on any I/O or verify error (fio stops at the
+# first one and exits non-zero).
+fio_run() {
+	local name=$1
+	shift
+	fio --name=load --filename="/dev/$blk" --direct=1 --ioengine=libaio \
+		--iodepth=32 --numjobs=$JOBS --size=${JOB_MB}m \
+		--offset_increment=${JOB_MB}m --rw=randwrite \
+		--bssplit=512/15:4k/35:16k/15:64k/15:256k/10:1m/10 \
+		--verify=crc32c --verify_backlog=64 --verify_fatal=1 \
+		--randrepeat=1 --group_reporting --eta=never "$@" \
+		--output-format=json --output="/tmp/$name.json" || {
+		echo "  fio failed:"
+		grep -E '"error"|err=' "/tmp/$name.json" | sort | uniq -c | head -n 5
+		return 1
+	}
+}
+
+# fio_load NAME [FIO OPTIONS]: fio_run, then its bytes counted.
+fio_load() { fio_run "$@" && count_bytes "/tmp/$1.json"; }
+
+# count_bytes JSON: add fio's bytes written and read (the verify reads)
+# to the totals. fio puts its warnings (several jobs verifying one
+# device) before the report.
+count_bytes() {
+	local w r
+	w=$(sed -n '/^{/,$p' "$1" | jq '[.jobs[].write.io_bytes] | add') &&
+		r=$(sed -n '/^{/,$p' "$1" | jq '[.jobs[].read.io_bytes] | add') || return
+	echo "  $((w >> 20)) MiB written, $((r >> 20)) MiB read back and checked"
+	written_mb=$((written_mb + (w >> 20)))
+	verified_mb=$((verified_mb + (r >> 20)))
+	# Nothing checked is no check.
+	[ "$r" -gt 0 ] && [ "$w" -gt 0 ]
+}
+
+# load TRANSPORT DIGESTS: connect, the load, disconnect.
+load() {
+	local transport=$1 digests=$2 ok=0
+	ctrl= blk=
+	if [ "$digests" = none ]; then
+		nvme_connect "$transport"
+	else
+		nvme_connect "$transport" ,hdr_digest,data_digest
+	fi || return
+	fio_load "load-$transport-$digests" || ok=1
+	echo 1 >/sys/class/nvme/$ctrl/delete_controller
+	wait_for 5 ctrl_gone || ok=1
+	return $ok
+}
+
+FAULTS=/sys/kernel/debug/nvme_tcp_offload_sw
+reconnects_logged() { dmesg | grep -c "nvme $ctrl: reconnected"; }
+
+# fault_load NAME OPTIONS INJECT...: connect tcp_offload with OPTIONS,
+# start the load, run INJECT two seconds in, then the checks above.
+fault_load() {
+	local name=$1 options=$2 before fio_pid ok=0
+	shift 2
+	ctrl= blk=
+	nvme_connect tcp_offload ",reconnect_delay=1$options" || return
+	before=$(reconnects_logged)
+	# In the background: counted here, in this shell, once it ends.
+	fio_run "fault-$name" &
+	fio_pid=$!
+	sleep 2
+	"$@" || { echo "  could not inject the fault"; ok=1; }
+	wait $fio_pid || ok=1
+	count_bytes "/tmp/fault-$name.json" || ok=1
+	wait_for 10 ctrl_live || { echo "  controller not live"; ok=1; }
+	[ "$(reconnects_logged)" -gt "$before" ] ||
+		{ echo "  no reconnect logged"; ok=1; }
+	# Everything as last written, read once more after the recovery.
+	fio_load "fault-$name-final" --verify_only || ok=1
+	echo 1 >/sys/class/nvme/$ctrl/delete_controller
+	wait_for 5 ctrl_gone || ok=1
+	return $ok
+}
+
+# The fault injectors; q1 is the first I/O queue.
+inject() { echo "$2" >"$FAULTS/$ctrl/q1/$1"; }
+# The request timeout is the controller's path device's (nvmeNcMn1 under
+# native multipath; $blk itself without).
+lose_completion() {
+	local q
+	for q in /sys/class/nvme/$ctrl/nvme*n1/queue /sys/block/$blk/queue; do
+		[ -w "$q/io_timeout" ] && break
+	done
+	echo 2000 >"$q/io_timeout" && inject lose_completions 1
+}
+reset_ctrl() { echo 1 >/sys/class/nvme/$ctrl/reset_controller; }
+
+# stall_target SECONDS: every packet to the target's port dropped on lo
+# for SECONDS: the host's sends back up, TCP retransmits after.
+stall_target() {
+	tc qdisc add dev lo clsact &&
+		tc filter add dev lo egress protocol ip flower ip_proto tcp \
+			dst_port $NVME_PORT action drop || return
+	sleep "$1"
+	tc qdisc del dev lo clsact
+}
+
+recoveries_logged() { dmesg | grep -c "nvme $ctrl: starting error recovery"; }
+
+# stalled_load TRANSPORT: the stall under writes; no recovery, data as
+# written.
+stalled_load() {
+	local before fio_pid ok=0
+	ctrl= blk=
+	nvme_connect "$1" ,keep_alive_tmo=60 || return
+	before=$(recoveries_logged)
+	fio --name=stall --filename="/dev/$blk" --direct=1 --ioengine=libaio \
+		--iodepth=32 --rw=write --bs=1m --size=96m --verify=crc32c \
+		--verify_fatal=1 --eta=never --output-format=json --output=/tmp/stall.json &
+	fio_pid=$!
+	sleep 1
+	stall_target 20 || { echo "  could not stall the target"; ok=1; }
+	wait $fio_pid || { echo "  fio failed"; ok=1; }
+	count_bytes /tmp/stall.json || ok=1
+	[ "$(recoveries_logged)" -eq "$before" ] ||
+		{ echo "  error recovery started"; ok=1; }
+	ctrl_live || { echo "  controller not live"; ok=1; }
+	echo 1 >/sys/class/nvme/$ctrl/delete_controller
+	wait_for 5 ctrl_gone || ok=1
+	return $ok
+}
+
+nvme_target_setup || { echo "nvme-load: no target"; echo "nvme-load: 0 passed, 1 failed"; exit 1; }
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+echo "nvme-load: $(nproc) CPUs, $JOBS jobs x $JOB_MB MiB, queue depth 32, 512 B-1 MiB"
+for transport in tcp_offload tcp; do
+	for digests in none hdr+data; do
+		check "load $transport digests=$digests" load "$transport" "$digests"
+	done
+done
+check "fault: connection dropped" fault_load dropped "" inject drop_connection 1
+check "fault: queue error reported" fault_load queue-error "" inject report_error 1
+check "fault: lost completion" fault_load lost "" lose_completion
+check "fault: corrupt header digest" fault_load hdgst ",hdr_digest" \
+	inject corrupt_hdr_digests 1
+check "fault: controller reset" fault_load reset "" reset_ctrl
+# The request timeout over the stall and its retransmissions, for the
+# controllers connected from here on.
+echo 90 >/sys/module/nvme_core/parameters/io_timeout
+for transport in tcp_offload tcp; do
+	check "stall 20 s: $transport" stalled_load $transport
+done
+# Nothing of the above may have warned (DEBUG_ATOMIC_SLEEP is on).
+kernel_log_clean() {
+	! dmesg | grep -E 'WARNING:|BUG:|Oops|INFO: task .* blocked|circular locking'
+}
+check "kernel log: no warning, bug or hung task" kernel_log_clean
+echo "nvme-load: $written_mb MiB written, $verified_mb MiB read back and checked"
+echo "nvme-load: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
