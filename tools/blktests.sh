@@ -8,10 +8,11 @@
 # blktests is not part of this repository: BLKTESTS names a checkout of
 # upstream blktests (git clone https://github.com/linux-blktests/blktests),
 # by default ../shared/blktests next to this checkout when it exists. It
-# is copied to build/blktests/tree, where tools/blktests/*.patch (the
-# adapter that lets the host connect through another transport than the
-# port's, NVME_HOST_TRTYPE, written for blktests upstream) is applied and
-# its helper programs are built. The guest kernel is the x86_64 guest's
+# is copied to build/blktests/tree, where tools/blktests/*.patch (written
+# for blktests upstream: the adapter that lets the host connect through
+# another transport than the port's, NVME_HOST_TRTYPE, and nvme/060's
+# filter taught dash's wording) are applied and its helper programs are
+# built. The guest kernel is the x86_64 guest's
 # (kunit/vm.config, kunit/vm-qemu.config: the drivers built in, XFS,
 # /proc/config.gz and the debug options the nvme tests ask for).
 #
