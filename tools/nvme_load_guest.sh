@@ -18,12 +18,7 @@
 # corrupt header digest, a controller reset. It passes when fio saw no
 # error, the controller reconnected and is live, and a last fio pass reads
 # everything written and finds each block as last written.
-# Last, a target that stops taking data for 20 s (every packet to its port
-# dropped, then let through again) under 1 MiB writes at queue depth 32,
-# through tcp_offload and, for comparison, tcp: the writes complete when
-# the target takes data again, the controller starts no error recovery
-# (keep-alive and I/O timeouts set above the stall), and what was written
-# reads back as written. Last, the kernel log holds no warning.
+# Last, the kernel log holds no warning.
 # One case per line; ends with "nvme-load: N passed, N failed", and
 # "nvme-load: N MiB written, N MiB read back and checked".
 set -uo pipefail
@@ -128,41 +123,6 @@ lose_completion() {
 }
 reset_ctrl() { echo 1 >/sys/class/nvme/$ctrl/reset_controller; }
 
-# stall_target SECONDS: every packet to the target's port dropped on lo
-# for SECONDS: the host's sends back up, TCP retransmits after.
-stall_target() {
-	tc qdisc add dev lo clsact &&
-		tc filter add dev lo egress protocol ip flower ip_proto tcp \
-			dst_port $NVME_PORT action drop || return
-	sleep "$1"
-	tc qdisc del dev lo clsact
-}
-
-recoveries_logged() { dmesg | grep -c "nvme $ctrl: starting error recovery"; }
-
-# stalled_load TRANSPORT: the stall under writes; no recovery, data as
-# written.
-stalled_load() {
-	local before fio_pid ok=0
-	ctrl= blk=
-	nvme_connect "$1" ,keep_alive_tmo=60 || return
-	before=$(recoveries_logged)
-	fio --name=stall --filename="/dev/$blk" --direct=1 --ioengine=libaio \
-		--iodepth=32 --rw=write --bs=1m --size=96m --verify=crc32c \
-		--verify_fatal=1 --eta=never --output-format=json --output=/tmp/stall.json &
-	fio_pid=$!
-	sleep 1
-	stall_target 20 || { echo "  could not stall the target"; ok=1; }
-	wait $fio_pid || { echo "  fio failed"; ok=1; }
-	count_bytes /tmp/stall.json || ok=1
-	[ "$(recoveries_logged)" -eq "$before" ] ||
-		{ echo "  error recovery started"; ok=1; }
-	ctrl_live || { echo "  controller not live"; ok=1; }
-	echo 1 >/sys/class/nvme/$ctrl/delete_controller
-	wait_for 5 ctrl_gone || ok=1
-	return $ok
-}
-
 nvme_target_setup || { echo "nvme-load: no target"; echo "nvme-load: 0 passed, 1 failed"; exit 1; }
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 echo "nvme-load: $(nproc) CPUs, $JOBS jobs x $JOB_MB MiB, queue depth 32, 512 B-1 MiB"
@@ -177,12 +137,6 @@ check "fault: lost completion" fault_load lost "" lose_completion
 check "fault: corrupt header digest" fault_load hdgst ",hdr_digest" \
 	inject corrupt_hdr_digests 1
 check "fault: controller reset" fault_load reset "" reset_ctrl
-# The request timeout over the stall and its retransmissions, for the
-# controllers connected from here on.
-echo 90 >/sys/module/nvme_core/parameters/io_timeout
-for transport in tcp_offload tcp; do
-	check "stall 20 s: $transport" stalled_load $transport
-done
 # Nothing of the above may have warned (DEBUG_ATOMIC_SLEEP is on).
 kernel_log_clean() {
 	! dmesg | grep -E 'WARNING:|BUG:|Oops|INFO: task .* blocked|circular locking'
