@@ -10,14 +10,17 @@
 # of the checkout under /tmp and /root), the ICMP path check and the
 # NVMe/TCP offload end-to-end check; prove the bisect tool on a synthetic
 # history, follow the README's daily workflow on a scratch clone
-# (daily-loop), and run the KUnit suites under QEMU on s390x (big-endian)
+# (daily-loop), in an x86_64 QEMU guest run the NVMe/TCP offload load
+# check (nvme-load) and blktests' nvme group over tcp and tcp_offload,
+# and run the KUnit suites under QEMU on s390x (big-endian)
 # with KASAN and UBSAN. Prints how long each stage took, as it ends and
 # again at the end, and ends with one line "N passed, N failed" summing the
 # model's checks, the round trip, every tree-safety case, the vectors
 # check, every commit checked, every FP register case, every selftest TEST
 # line, every ioprio end-to-end row, each checkout copy, every ICMP path,
 # every NVMe end-to-end case, the bisect demonstration, every daily-loop
-# step, and every KUnit case of the s390x run and its clean kernel log.
+# step, every load case, every blktests test that ran, and every KUnit
+# case of the s390x run and its clean kernel log.
 # Exits non-zero when anything failed.
 set -uo pipefail
 . "$(dirname "$0")/../tools/lib.sh"
@@ -156,9 +159,9 @@ run_gate() {
 	# The NVMe/TCP offload transport under load, in the x86_64 QEMU guest
 	# (two CPUs: two I/O queues a controller), whose kernel (build/vm-x86_64)
 	# is the one stage here that builds one: verified concurrent fio
-	# through tcp_offload and tcp, with faults mid-stream and a stalled
-	# target (one case per workload and fault); then blktests' nvme group
-	# with the host on tcp, then on tcp_offload, each test of it a case.
+	# through tcp_offload and tcp, with faults mid-stream (one case per
+	# workload and fault); then blktests' nvme group with the host on
+	# tcp, then on tcp_offload, each test of it that ran a case.
 	stage nvme-load env VM_MEMORY=3072 "$TOP/tools/vm.sh" --arch x86_64 -- \
 		"$TOP/tools/nvme_load_guest.sh"
 	grep -aE '^(ok|FAIL|  |nvme-load:)' "$LOGS/nvme-load.log" | sed 's/^/    /'
