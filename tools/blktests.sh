@@ -5,6 +5,9 @@
 #
 #   tools/blktests.sh [ROUND...]        (default: tcp tcp_offload)
 #
+# BLKTESTS_TESTS="nvme/004 nvme/010" runs those tests instead of the whole
+# nvme group (in each round).
+#
 # blktests is not part of this repository: BLKTESTS names a checkout of
 # upstream blktests (git clone https://github.com/linux-blktests/blktests),
 # by default ../shared/blktests next to this checkout when it exists. It
@@ -70,13 +73,9 @@ make -C "$tree" -j"$(nproc)" >"$work/build.log" 2>&1 || {
 # nvme/047 asks for poll queues, which the software offload device does
 # not implement (the transport refuses nr_poll_queues on it): left out of
 # the tcp_offload round.
-# nvme/003 failed in the tcp round of both runs made here ("nvme connect"
-# to the discovery controller returned an error, no kernel message) and
-# passed in the tcp_offload round after it in the same boot: left out of
-# the tcp round until someone finds why (the README says so).
 # BLKTESTS_EXCLUDE adds more, "nvme/0NN nvme/0MM".
 declare -A exclude=(
-	[tcp]="nvme/068 nvme/003 ${BLKTESTS_EXCLUDE:-}"
+	[tcp]="nvme/068 ${BLKTESTS_EXCLUDE:-}"
 	[tcp_offload]="nvme/068 nvme/047 ${BLKTESTS_EXCLUDE:-}"
 )
 args=()
@@ -87,4 +86,5 @@ done
 out=${VM_BUILD_DIR:-$TOP/build/vm-x86_64}
 VM_MEMORY=${VM_MEMORY:-4096} VM_TIMEOUT=${VM_TIMEOUT:-5400} \
 	"$TOP/tools/vm.sh" --arch x86_64 -- \
+	env BLKTESTS_TESTS="${BLKTESTS_TESTS:-nvme}" \
 	"$TOP/tools/blktests_guest.sh" "$tree" "$out" "${args[@]}"

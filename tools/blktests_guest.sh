@@ -8,8 +8,9 @@
 # BLKTESTS_TREE is a built, patched copy of blktests (read-only here: the
 # results go to the guest's /tmp); KERNEL_BUILD the guest kernel's build
 # folder, whose modules.builtin tells modprobe which drivers are built in.
-# Each ROUND is one run of "./check nvme" with the target's ports of
-# transport tcp (NVMET_TRTYPES=tcp) on file-backed namespaces:
+# Each ROUND is one run of "./check nvme" (or of BLKTESTS_TESTS) with the
+# target's ports of transport tcp (NVMET_TRTYPES=tcp) on file-backed
+# namespaces:
 #   tcp           the host connects through nvme-tcp, the kernel's own
 #   tcp_offload   the host connects through the tcp_offload transport and
 #                 the software offload device (NVME_HOST_TRTYPE)
@@ -22,6 +23,8 @@ set -uo pipefail
 IFS=$' \t\n,'
 tree=$1 kbuild=$2
 shift 2
+# BLKTESTS_TESTS: what to run, as ./check takes it ("nvme/004 nvme/010").
+tests=${BLKTESTS_TESTS:-nvme}
 
 # blktests loads drivers with modprobe and skips a test whose driver
 # modprobe does not know. This kernel has them built in: modprobe gets the
@@ -57,7 +60,7 @@ for arg in "$@"; do
 	excludes=()
 	[ "$arg" = "$round" ] || for t in ${arg#*=}; do excludes+=(-x "$t"); done
 	echo "== blktests nvme, host transport $round (target tcp)"
-	./check -c "$config" -o "/tmp/results-$round" "${excludes[@]}" nvme 2>&1 |
+	./check -c "$config" -o "/tmp/results-$round" "${excludes[@]}" $tests 2>&1 |
 		tee "/tmp/blktests-$round.log"
 	# Each test's last line: "nvme/NNN (...) [passed|failed|not run]".
 	passed=$(grep -c '\[passed\]' "/tmp/blktests-$round.log")
@@ -68,6 +71,12 @@ for arg in "$@"; do
 		echo "-- ${f#/tmp/}"
 		diff -u "${f%.bad}" "$f" 2>/dev/null | head -n 40 ||
 			head -n 40 "$f"
+		# What the test's commands printed, and the kernel meanwhile.
+		for extra in full dmesg; do
+			[ -s "${f%.out.bad}.$extra" ] || continue
+			echo "-- ${f#/tmp/} ($extra)"
+			tail -n 40 "${f%.out.bad}.$extra"
+		done
 	done
 	echo "blktests $round: $passed passed, $failed failed, $notrun not run"
 	[ "$passed" -gt 0 ] || failed=$((failed + 1))

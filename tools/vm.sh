@@ -217,7 +217,8 @@ else
 	guest=("${qemu[@]}" -nodefaults -nographic -no-reboot -m "${VM_MEMORY:-2048}" -smp 2 -serial stdio
 		-kernel "$out/$image" -append "$append"
 		-fsdev "local,id=hostroot,path=$root,security_model=none$export_mode,multidevs=remap"
-		-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot)
+		-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot
+		-device virtio-rng-pci)
 	for i in "${!shares[@]}"; do
 		guest+=(-fsdev "local,id=share$i,path=${shares[$i]},security_model=none,readonly=on,multidevs=remap"
 			-device "virtio-9p-pci,fsdev=share$i,mount_tag=share$i")
