@@ -9,8 +9,10 @@
 #                              doing the same work, timed in the same run
 #   tools/bench.sh nvme        fio 4 KiB random reads and writes through
 #                              tcp_offload (the software offload device)
-#                              and through tcp, in one User Mode Linux
-#                              guest; NVME_BENCH_SECONDS=N (10) per run
+#                              and through tcp, in one x86_64 QEMU guest
+#                              with two CPUs: median and spread of
+#                              NVME_BENCH_RUNS=N (5) runs of
+#                              NVME_BENCH_SECONDS=N (10) each
 #   tools/bench.sh             hash and turnaround
 #
 # Turnaround compares, each as ours / raw: cold build + run per arch (fresh
@@ -167,23 +169,46 @@ hash_bench() {
 }
 
 # IOPS and CPU time per I/O through tcp_offload and tcp, from
-# tools/nvme_bench_guest.sh in one guest, and their ratios.
+# tools/nvme_bench_guest.sh in one x86_64 QEMU guest with two CPUs (so
+# that a controller has two I/O queues, as on a real host): for each
+# transport and pattern, the median of the runs, and the spread, (max -
+# min) / median, of the IOPS and of the CPU time per I/O.
 nvme_bench() {
-	local arch=um secs=${NVME_BENCH_SECONDS:-10}	# the gate's guest; one CPU
-	log=nvme-$arch.log
-	# The guest sees none of this environment: pass the run time on.
-	"$TOP/tools/vm.sh" --arch "$arch" -- env NVME_BENCH_SECONDS="$secs" \
+	local secs=${NVME_BENCH_SECONDS:-10} runs=${NVME_BENCH_RUNS:-5}
+	log=nvme-x86_64.log
+	# The guest sees none of this environment: pass the settings on.
+	"$TOP/tools/vm.sh" --arch x86_64 -- \
+		env NVME_BENCH_SECONDS="$secs" NVME_BENCH_RUNS="$runs" \
 		"$TOP/tools/nvme_bench_guest.sh" \
 		>"$LOGS/$log" 2>&1 || die "the NVMe benchmark failed: see $LOGS/$log"
-	echo "NVMe/TCP in one $arch guest ($(nproc) host cores), fio 4 KiB, direct, queue depth 32, $secs s each:"
-	awk '$1 == "nvme-bench:" { iops[$2, $3] = $4; cpu[$2, $3] = $5; rws[$3] = 1 }
+	echo "NVMe/TCP in one x86_64 QEMU guest (TCG, no KVM), 2 vCPUs, on $(nproc) host cores,"
+	echo "fio 4 KiB, direct, 2 jobs at queue depth 32, $runs runs of $secs s each:"
+	awk '
+	function median(v, n,    i, j, t, s) {	# sorts v[1..n]
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && v[j - 1] > v[j]; j--) {
+				t = v[j]; v[j] = v[j - 1]; v[j - 1] = t
+			}
+		return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+	}
+	$1 == "nvme-bench:" && NF == 6 {
+		k = $2 " " $3; n[k]++
+		iops[k, n[k]] = $5; cpu[k, n[k]] = $6
+	}
 	END {
-		printf "%-10s %12s %12s %7s %14s %14s %7s\n", "pattern", "tcp_offload", "tcp", "ratio",
-			"us CPU/IO ofld", "us CPU/IO tcp", "ratio"
-		for (rw in rws)
-			printf "%-10s %12.0f %12.0f %6.2fx %14.1f %14.1f %6.2fx\n", rw,
-				iops["tcp_offload", rw], iops["tcp", rw], iops["tcp_offload", rw] / iops["tcp", rw],
-				cpu["tcp_offload", rw], cpu["tcp", rw], cpu["tcp_offload", rw] / cpu["tcp", rw]
+		printf "%-12s %-10s %5s %12s %8s %14s %8s\n", "transport", "pattern", "runs",
+			"median IOPS", "spread", "us CPU per IO", "spread"
+		split("tcp_offload tcp", ts, " "); split("randread randwrite", rws, " ")
+		for (r = 1; r <= 2; r++)
+			for (t = 1; t <= 2; t++) {
+				k = ts[t] " " rws[r]
+				if (!n[k])
+					continue
+				for (i = 1; i <= n[k]; i++) { a[i] = iops[k, i]; c[i] = cpu[k, i] }
+				mi = median(a, n[k]); mc = median(c, n[k])
+				printf "%-12s %-10s %5d %12.0f %7.0f%% %14.1f %7.0f%%\n", ts[t], rws[r], n[k],
+					mi, 100 * (a[n[k]] - a[1]) / mi, mc, 100 * (c[n[k]] - c[1]) / mc
+			}
 	}' "$LOGS/$log"
 }
 
