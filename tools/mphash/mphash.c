@@ -147,30 +147,35 @@ static uint8_t outer_next_proto(const struct mph_packet *pkt)
 	}
 }
 
-static void dissect_ip(struct dissected *d, const struct mph_ip *ip)
+/*
+ * An IPv6 header stores its label when it is not 0, or, with
+ * @zero_label_too (FLOW_DISSECTOR_F_INNER_FLOW_LABEL), always: without
+ * it an inner label of 0 leaves the outer one in place. An IPv4 header
+ * leaves the label in place.
+ */
+static void dissect_ip(struct dissected *d, const struct mph_ip *ip,
+		       int zero_label_too)
 {
 	d->family = ip->family;
 	d->saddr = ip->saddr;
 	d->daddr = ip->daddr;
-	/* Every IPv6 header stores its label, zero included: the IPv6
-	 * multipath hash dissects with FLOW_DISSECTOR_F_INNER_FLOW_LABEL,
-	 * and the IPv4 one has no outer label an inner header could leave in
-	 * place. An inner IPv4 header leaves the outer label in place.
-	 */
-	if (ip->family == 6)
+	if (ip->family == 6 && (ip->flowlabel || zero_label_too))
 		d->flowlabel = ip->flowlabel;
 }
 
 /*
  * The flow dissector on the packet: with @stop_at_encap
  * (FLOW_DISSECTOR_F_STOP_AT_ENCAP) it stops at GRE and IP-in-IP, otherwise
- * it dissects the inner header. It never looks into an ICMP error.
+ * it dissects the inner header, whose label of 0 is stored only with
+ * @zero_label_too (FLOW_DISSECTOR_F_INNER_FLOW_LABEL, which only the custom
+ * policy's inner hash passes). It never looks into an ICMP error.
  */
-static struct dissected dissect(const struct mph_packet *pkt, int stop_at_encap)
+static struct dissected dissect(const struct mph_packet *pkt, int stop_at_encap,
+				int zero_label_too)
 {
 	struct dissected d = { 0 };
 
-	dissect_ip(&d, &pkt->outer);
+	dissect_ip(&d, &pkt->outer, 0);
 	d.ip_proto = outer_next_proto(pkt);
 	if (pkt->encap == MPH_ICMP_ERR)
 		return d;
@@ -178,7 +183,7 @@ static struct dissected dissect(const struct mph_packet *pkt, int stop_at_encap)
 		d.encapsulation = 1;
 		if (stop_at_encap)
 			return d;
-		dissect_ip(&d, &pkt->inner);
+		dissect_ip(&d, &pkt->inner, zero_label_too);
 		d.ip_proto = pkt->proto;
 	}
 	d.sport = pkt->sport;
@@ -197,7 +202,7 @@ static int dissect_quoted(const struct mph_packet *pkt, struct dissected *d)
 	if (pkt->encap != MPH_ICMP_ERR || pkt->inner.family != pkt->outer.family)
 		return 0;
 	memset(d, 0, sizeof(*d));
-	dissect_ip(d, &pkt->inner);
+	dissect_ip(d, &pkt->inner, 0);
 	d->ip_proto = pkt->proto;
 	d->sport = pkt->sport;
 	d->dport = pkt->dport;
@@ -374,7 +379,7 @@ static uint32_t custom_outer(const struct mph_config *cfg,
 	if (!(cfg->fields & F_OUTER_MASK))
 		return 0;
 	if (!dissect_quoted(pkt, &d))
-		d = dissect(pkt, 1);
+		d = dissect(pkt, 1, 0);
 	keys_init(&k, cfg, family);
 	keys_from_dissected(&k, &d, cfg->fields, 0, family);
 	*has_inner = d.encapsulation;	/* never for an ICMP error */
@@ -390,7 +395,7 @@ static uint32_t custom_inner(const struct mph_config *cfg,
 
 	if (!has_inner || !(cfg->fields & F_INNER_MASK))
 		return 0;
-	d = dissect(pkt, 0);
+	d = dissect(pkt, 0, 1);
 	if (!d.encapsulation)
 		return 0;
 	keys_init(&k, cfg, d.family);
@@ -436,7 +441,7 @@ static uint32_t l4_hash(const struct mph_config *cfg, const struct mph_packet *p
 	struct keys k;
 
 	if (!dissect_quoted(pkt, &d))
-		d = dissect(pkt, 1);
+		d = dissect(pkt, 1, 0);
 	keys_init(&k, cfg, pkt->outer.family);
 	keys_from_dissected(&k, &d, F_SRC_IP | F_DST_IP | F_IP_PROTO |
 			    F_SRC_PORT | F_DST_PORT, 0, pkt->outer.family);
@@ -447,7 +452,7 @@ static uint32_t l4_hash(const struct mph_config *cfg, const struct mph_packet *p
 static uint32_t l3_inner_hash(const struct mph_config *cfg,
 			      const struct mph_packet *pkt)
 {
-	struct dissected d = dissect(pkt, 0);
+	struct dissected d = dissect(pkt, 0, 0);
 	struct keys k;
 	uint32_t fields = F_SRC_IP | F_DST_IP;
 

@@ -209,8 +209,10 @@ static void test_icmp_error_follows_flow(void)
 }
 
 /*
- * An inner IPv6 header's label of 0 is the inner label (policy 2, field
- * 0x0200): the outer label must not stand in for it.
+ * An inner IPv6 header's label of 0 is the inner label for field 0x0200:
+ * the outer label must not stand in for it. Policy 2 hashes the label the
+ * dissector leaves, the outer one when the inner is 0, which spreads
+ * inner flows whose encapsulating host derives the outer label from them.
  */
 static void test_zero_inner_label(void)
 {
@@ -220,8 +222,8 @@ static void test_zero_inner_label(void)
 	p.inner.flowlabel = 0;
 	CHECK(!moves(&field, p, change_label), "field 0x0200 ignores the outer label");
 	CHECK(moves(&field, p, change_inner_label), "field 0x0200 uses a zero inner label");
-	CHECK(!moves(&l3_inner, p, change_label), "policy 2 ignores the outer label");
-	CHECK(moves(&l3_inner, p, change_inner_label), "policy 2 uses a zero inner label");
+	CHECK(moves(&l3_inner, p, change_label), "policy 2 hashes the outer label for a zero inner one");
+	CHECK(moves(&l3_inner, p, change_inner_label), "policy 2 hashes a non-zero inner label");
 }
 
 int main(void)
