@@ -11,7 +11,9 @@
 # counts the echo request where it leaves. The ping must leave by the device
 # "ip route get" named, exactly once.
 #
-# Forwarded errors: a client namespace behind a veth sends, for each of 64
+# Forwarded errors, under net.ipv{4,6}.fib_multipath_hash_policy=3 and
+# fib_multipath_hash_fields=0x1037 (the 5-tuple, and errors hashed by the
+# packet they quote): a client namespace behind a veth sends, for each of 64
 # UDP flows per family to one address behind the two nexthops, a packet of
 # the flow and an ICMP error about it (Fragmentation Needed, or Packet Too
 # Big for IPv6) quoting the reply direction of the flow, as a router further
@@ -152,6 +154,12 @@ setup_client() {
 	ip link add c0 netns "$CLIENT" type veth peer name r0 netns "$NS" ||
 		die "no veth"
 	in_ns sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
+	# Errors follow their flow only where asked to (field 0x1000).
+	in_ns sysctl -qw net.ipv4.fib_multipath_hash_policy=3 \
+		net.ipv6.fib_multipath_hash_policy=3 \
+		net.ipv4.fib_multipath_hash_fields=0x1037 \
+		net.ipv6.fib_multipath_hash_fields=0x1037 ||
+		die "no multipath hash field 0x1000 (ICMP errors by their quote)"
 	in_ns ip link set r0 up
 	in_ns ip addr add 198.18.0.1/24 dev r0
 	in_ns ip -6 addr add 2001:db8:c::1/64 dev r0 nodad

@@ -135,7 +135,7 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p': cfg.policy = parse_number(optarg, 3, "bad policy (0-3)"); break;
-		case 'f': cfg.fields = parse_number(optarg, 0x0fff, "bad fields (1-0x0fff)"); break;
+		case 'f': cfg.fields = parse_number(optarg, 0x1fff, "bad fields (1-0x1fff)"); break;
 		case 's': cfg.seed = parse_number(optarg, 0xffffffffUL, "bad seed"); break;
 		case 'S': src = optarg; break;
 		case 'D': dst = optarg; break;

@@ -53,6 +53,7 @@
 #define F_INNER_DST_PORT	0x0800
 #define F_OUTER_MASK		0x003f
 #define F_INNER_MASK		0x0fc0
+#define F_ICMP_ERR_QUOTED	0x1000
 
 static uint64_t rol64(uint64_t w, int s) { return w << s | w >> (64 - s); }
 static uint32_t rol32(uint32_t w, int s) { return w << s | w >> (32 - s); }
@@ -192,10 +193,10 @@ static struct dissected dissect(const struct mph_packet *pkt, int stop_at_encap,
 }
 
 /*
- * Policies 1 and 3 hash an ICMP error quoting a whole header of its own
- * family (the model's quotes are whole, ports included) by the quoted
- * packet, dissected up to an encapsulation: what the dissector gives for
- * that packet as if it were the outer one.
+ * Policy 3 with field 0x1000 hashes an ICMP error quoting a whole header of
+ * its own family (the model's quotes are whole, ports included) by the
+ * quoted packet, dissected up to an encapsulation: what the dissector gives
+ * for that packet as if it were the outer one.
  */
 static int dissect_quoted(const struct mph_packet *pkt, struct dissected *d)
 {
@@ -378,7 +379,7 @@ static uint32_t custom_outer(const struct mph_config *cfg,
 
 	if (!(cfg->fields & F_OUTER_MASK))
 		return 0;
-	if (!dissect_quoted(pkt, &d))
+	if (!(cfg->fields & F_ICMP_ERR_QUOTED) || !dissect_quoted(pkt, &d))
 		d = dissect(pkt, 1, 0);
 	keys_init(&k, cfg, family);
 	keys_from_dissected(&k, &d, cfg->fields, 0, family);
@@ -437,11 +438,9 @@ static uint32_t l3_hash(const struct mph_config *cfg, const struct mph_packet *p
 /* Policy 1: the outer 5-tuple. */
 static uint32_t l4_hash(const struct mph_config *cfg, const struct mph_packet *pkt)
 {
-	struct dissected d;
+	struct dissected d = dissect(pkt, 1, 0);
 	struct keys k;
 
-	if (!dissect_quoted(pkt, &d))
-		d = dissect(pkt, 1, 0);
 	keys_init(&k, cfg, pkt->outer.family);
 	keys_from_dissected(&k, &d, F_SRC_IP | F_DST_IP | F_IP_PROTO |
 			    F_SRC_PORT | F_DST_PORT, 0, pkt->outer.family);

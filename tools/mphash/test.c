@@ -181,13 +181,21 @@ static void test_policies(void)
 static void change_inner_label(struct mph_packet *p) { p->inner.flowlabel++; }
 
 /*
- * Policies 1 and 3 (outer fields) hash an ICMP error like the flow whose
- * packet it quotes, which travelled the other way.
+ * Policy 3 with outer fields and 0x1000 hashes an ICMP error like the flow
+ * whose packet it quotes, which travelled the other way; policy 1, and
+ * policy 3 without 0x1000, hash it by its own headers.
  */
 static void test_icmp_error_follows_flow(void)
 {
-	static const struct mph_config cfgs[] = {
-		{ 1, 0, 7, 0 }, { 3, 0x0037, 7, 0 }, { 3, 0x0fff, 7, 0 },
+	static const struct {
+		struct mph_config cfg;
+		int follows;
+	} cases[] = {
+		{ { 1, 0, 7, 0 }, 0 },
+		{ { 3, 0x0037, 7, 0 }, 0 },
+		{ { 3, 0x0fff, 7, 0 }, 0 },
+		{ { 3, 0x1037, 7, 0 }, 1 },
+		{ { 3, 0x1fff, 7, 0 }, 1 },
 	};
 	int family, i;
 
@@ -197,13 +205,18 @@ static void test_icmp_error_follows_flow(void)
 		flow.encap = MPH_PLAIN;
 		flow.outer = err.inner;
 		reverse(&flow);
-		for (i = 0; i < 3; i++) {
-			CHECK(mph_hash(&cfgs[i], &err) == mph_hash(&cfgs[i], &flow),
-			      "IPv%d policy %d fields 0x%04x: error follows the flow",
-			      family, cfgs[i].policy, cfgs[i].fields);
-			CHECK(!moves(&cfgs[i], err, change_src),
-			      "IPv%d policy %d: error's own source ignored",
-			      family, cfgs[i].policy);
+		for (i = 0; i < (int)(sizeof(cases) / sizeof(cases[0])); i++) {
+			const struct mph_config *cfg = &cases[i].cfg;
+
+			CHECK((mph_hash(cfg, &err) == mph_hash(cfg, &flow)) ==
+			      cases[i].follows,
+			      "IPv%d policy %d fields 0x%04x: error %s the flow",
+			      family, cfg->policy, cfg->fields,
+			      cases[i].follows ? "follows" : "does not follow");
+			CHECK(moves(cfg, err, change_src) != cases[i].follows,
+			      "IPv%d policy %d fields 0x%04x: error's own source %s",
+			      family, cfg->policy, cfg->fields,
+			      cases[i].follows ? "ignored" : "hashed");
 		}
 	}
 }

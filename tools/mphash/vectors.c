@@ -26,6 +26,8 @@ static const uint32_t masks[] = {
 	0x0001, 0x0002, 0x0004, 0x0008, 0x0010, 0x0020, 0x0040, 0x0080,
 	0x0100, 0x0200, 0x0400, 0x0800, 0x0037, 0x003f, 0x0fc0, 0x0fff,
 };
+/* Field 0x1000: an ICMP error hashed by the packet it quotes. */
+static const uint32_t quoted_masks[] = { 0x1001, 0x1030, 0x1037, 0x1fff };
 static const unsigned int weight_sets[][4] = {
 	{ 1, 1 }, { 1, 2 }, { 1, 1, 1 }, { 3, 1, 2, 5 },
 };
@@ -150,6 +152,12 @@ int main(void)
 				vector(n++, family, &shapes[s], 3, masks[m]);
 		}
 	}
+	/* ICMP errors under field 0x1000, after the rest so as not to move it. */
+	for (family = 4; family <= 6; family += 2)
+		for (s = 0; s < (int)(sizeof(shapes) / sizeof(shapes[0])); s++)
+			for (m = 0; shapes[s].encap == MPH_ICMP_ERR &&
+			     m < (int)(sizeof(quoted_masks) / sizeof(quoted_masks[0])); m++)
+				vector(n++, family, &shapes[s], 3, quoted_masks[m]);
 	printf("};\n\n");
 	return 0;
 }
