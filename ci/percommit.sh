@@ -2,7 +2,8 @@
 # Check every commit of the series on its own, in order: build it
 # incrementally, run the KUnit suites present at that commit (a commit
 # before the first suite only has to build; its "pass" column shows "-"),
-# and run checkpatch on its patch. Prints a table and fails naming the
+# run checkpatch on its patch and kernel-doc on the files it touches (new
+# warnings fail, tools/kerneldoc.sh). Prints a table and fails naming the
 # first bad commit.
 #
 # The kernel is User Mode Linux (PERCOMMIT_ARCH=um, the default): the same
@@ -87,6 +88,8 @@ for i in "${!commits[@]}"; do
 	# beside the build, on the core the build leaves idle while linking.
 	"$TOP/tools/checkpatch.sh" "$PATCH_DIR/${patches[$i]}" >"$LOGS/$n.checkpatch.log" 2>&1 &
 	checkpatch_pid=$!
+	"$TOP/tools/kerneldoc.sh" "$c" >"$LOGS/$n.kerneldoc.log" 2>&1 &
+	kerneldoc_pid=$!
 	rm -f "$build_dir/test.log"
 	log=-
 	if grep -q '_KUNIT_TEST=' "$LOGS/$n.kunitconfig"; then
@@ -126,11 +129,16 @@ for i in "${!commits[@]}"; do
 	else
 		cp=FAIL
 	fi
+	if wait "$kerneldoc_pid"; then
+		kdoc=ok
+	else
+		kdoc=FAIL
+	fi
 	secs=$(($(date +%s) - start))
 
 	group=${patches[$i]%%/*}
-	rows+=("$(printf '%s %-8s %.12s %-5s %5s %4s %-6s %4ss %-5s %.46s' "$n" "$group" "$c" "$build" "$p" "$f" "$log" "$secs" "$cp" "$subject")")
-	if [ "$build" = ok ] && [ "$f" -eq 0 ] && [ "$cp" = ok ]; then
+	rows+=("$(printf '%s %-8s %.12s %-5s %5s %4s %-6s %4ss %-5s %-4s %.46s' "$n" "$group" "$c" "$build" "$p" "$f" "$log" "$secs" "$cp" "$kdoc" "$subject")")
+	if [ "$build" = ok ] && [ "$f" -eq 0 ] && [ "$cp" = ok ] && [ "$kdoc" = ok ]; then
 		passed=$((passed + 1))
 	else
 		failed=$((failed + 1))
@@ -140,7 +148,7 @@ for i in "${!commits[@]}"; do
 done
 
 echo
-printf '%s %-8s %-12s %-5s %5s %4s %-6s %5s %-5s %s\n' "#" group commit build pass fail log time cpatch subject
+printf '%s %-8s %-12s %-5s %5s %4s %-6s %5s %-5s %-4s %s\n' "#" group commit build pass fail log time cpatch kdoc subject
 printf '%s\n' "${rows[@]}"
 echo "logs: build/logs/percommit/"
 if [ -n "$first_bad" ]; then
