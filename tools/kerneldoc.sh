@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # kernel-doc on what one commit of the prepared tree touches, as netdev's
 # patch checks run it: scripts/kernel-doc -none -Wall on every .c and .h
-# file the commit changes, at the commit and at its parent. A file with
-# more warnings than at the parent fails; warnings the file had before
-# the commit (Debian's tree has some, e.g. include/net/flow_dissector.h)
-# are listed but do not count.
+# file the commit changes, at the commit and at its parent. A warning the
+# file did not have at the parent (compared by text, line numbers left
+# out) fails; warnings it had before the commit (Debian's tree has some,
+# e.g. include/net/flow_dissector.h) are not listed.
 #
 #   tools/kerneldoc.sh COMMIT
 #

@@ -153,11 +153,14 @@ int main(void)
 		}
 	}
 	/* ICMP errors under field 0x1000, after the rest so as not to move it. */
-	for (family = 4; family <= 6; family += 2)
-		for (s = 0; s < (int)(sizeof(shapes) / sizeof(shapes[0])); s++)
-			for (m = 0; shapes[s].encap == MPH_ICMP_ERR &&
-			     m < (int)(sizeof(quoted_masks) / sizeof(quoted_masks[0])); m++)
+	for (family = 4; family <= 6; family += 2) {
+		for (s = 0; s < (int)(sizeof(shapes) / sizeof(shapes[0])); s++) {
+			if (shapes[s].encap != MPH_ICMP_ERR)
+				continue;
+			for (m = 0; m < (int)(sizeof(quoted_masks) / sizeof(quoted_masks[0])); m++)
 				vector(n++, family, &shapes[s], 3, quoted_masks[m]);
+		}
+	}
 	printf("};\n\n");
 	return 0;
 }
