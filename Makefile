@@ -3,7 +3,7 @@ SHELL := /bin/bash
 TOOLS := tools
 ARCH ?= x86_64
 
-.PHONY: help setup prepare tree export sendable status kunit kunit-all checkpatch percommit sanitize kcsan bench vm selftests rootfs um-fp ioprio-e2e icmp-paths nvme-e2e nvme-load blktests nvme-kmemleak model vectors vectors-check bisect bisect-demo test reset-tree
+.PHONY: help setup prepare tree export sendable status kunit kunit-all checkpatch percommit sanitize kcsan bench vm selftests rootfs um-fp ioprio-e2e nvme-e2e nvme-load blktests nvme-kmemleak model vectors vectors-check bisect bisect-demo test reset-tree
 
 ##@ Start here
 # Each target's line says what it costs: the time of a run once its
@@ -70,10 +70,9 @@ vm: tree ## [a minute+] boot the branch kernel in a guest on the host's root (re
 rootfs: tree ## [minutes+] build (or check) the guest kernel and the Debian root of a guest not of the host's arch: make rootfs ARCH=arm64
 	@$(TOOLS)/vm.sh --arch $(ARCH) --build-only
 
-selftests: tree ## [minutes+] the three forwarding selftests of the series, the ioprio end-to-end check, the ICMP path check and the NVMe/TCP offload end-to-end check, in guests (ARCH=x86_64, arm64 or um)
+selftests: tree ## [minutes+] the four forwarding selftests of the series (custom hash, GRE, ip6gre; which nexthop packets leave by), the ioprio end-to-end check and the NVMe/TCP offload end-to-end check, in guests (ARCH=x86_64, arm64 or um)
 	@$(TOOLS)/selftests.sh --arch $(ARCH)
 	@$(MAKE) -s ioprio-e2e
-	@$(MAKE) -s icmp-paths
 	@$(MAKE) -s nvme-e2e
 
 um-fp: tree ## [seconds+] in a User Mode Linux guest (whatever ARCH says): SSE, AVX and AVX-512 registers survive thread switches, fork and signal handlers
@@ -81,9 +80,6 @@ um-fp: tree ## [seconds+] in a User Mode Linux guest (whatever ARCH says): SSE, 
 
 ioprio-e2e: tree ## [a minute+] the ioprio end-to-end check alone, in a guest (null_blk, mq-deadline, cgroup v2; ARCH=x86_64, arm64 or um)
 	@$(TOOLS)/vm.sh --arch $(ARCH) -- $(TOOLS)/ioprio_guest.sh
-
-icmp-paths: tree ## [minutes+] in a guest, policy 1, two nexthops: 64 pings per family leave by the nexthop "ip route get" names, 64 forwarded ICMP errors per family by their flow's
-	@$(TOOLS)/vm.sh --arch $(ARCH) -- $(TOOLS)/icmp_paths_guest.sh
 
 nvme-e2e: tree ## [a minute+] in a guest, nvmet over TCP on 127.0.0.1: connect, data 512 B-1 MiB and disconnect through tcp_offload (software device on lo) and tcp, without and with digests; target faults and injected faults on tcp_offload
 	@$(TOOLS)/vm.sh --arch $(ARCH) -- $(TOOLS)/nvme_guest.sh

@@ -6,9 +6,10 @@
 # (built and tested natively as User Mode Linux, a warning in its kernel log
 # failing it, its patch checkpatched), and in a User Mode Linux guest (the
 # per-commit check's kernel of the last commit) the FP register check, the
-# plain forwarding selftest, the ioprio end-to-end check (also from copies
-# of the checkout under /tmp and /root), the ICMP path check and the
-# NVMe/TCP offload end-to-end check; prove the bisect tool on a synthetic
+# plain forwarding selftest of the custom hash and the one counting which
+# nexthop packets leave by, the ioprio end-to-end check (also from copies
+# of the checkout under /tmp and /root) and the NVMe/TCP offload end-to-end
+# check; prove the bisect tool on a synthetic
 # history, follow the README's daily workflow on a scratch clone
 # (daily-loop), in an x86_64 QEMU guest run the NVMe/TCP offload load
 # check (nvme-load) and blktests' nvme group over tcp and tcp_offload,
@@ -17,8 +18,7 @@
 # again at the end, and ends with one line "N passed, N failed" summing the
 # model's checks, the round trip, every tree-safety case, the vectors
 # check, every commit checked, every FP register case, every selftest TEST
-# line, every ioprio end-to-end row, each checkout copy, every ICMP path,
-# every NVMe end-to-end case, the bisect demonstration, every daily-loop
+# line, every ioprio end-to-end row, each checkout copy, every NVMe end-to-end case, the bisect demonstration, every daily-loop
 # step, every load case, every blktests test that ran, and every KUnit
 # case of the s390x run and its clean kernel log.
 # Exits non-zero when anything failed.
@@ -101,9 +101,11 @@ run_gate() {
 	add_counts "$(tail -n 1 "$LOGS/percommit.log")"
 
 	# The branch kernel in a User Mode Linux guest on the host's root: the
-	# plain forwarding selftest of the custom hash (one case per TEST line)
-	# and the ioprio end-to-end check (one case per policy and input). The
-	# GRE variants run in "make selftests". The guest's kernel is the
+	# plain forwarding selftest of the custom hash and the one counting
+	# which nexthop pings, forwarded ICMP errors, keyed ip6gre tunnels and
+	# IPv6-in-IPv6 flows leave by (one case per TEST line), and the ioprio
+	# end-to-end check (one case per policy and input). The GRE variants
+	# run in "make selftests". The guest's kernel is the
 	# per-commit check's build of the last commit, in its folder (the
 	# config is the same: tools/lib.sh, UM_GUEST_FRAGMENTS), so these
 	# stages build nothing, where the x86_64 QEMU guest's own kernel cost
@@ -119,18 +121,14 @@ run_gate() {
 	stage um-fp "$TOP/tools/um_fp.sh"
 	grep -aE '^(FAIL|SKIP|um-fp:|Host FP)|vm.sh:' "$LOGS/um-fp.log" | sed 's/^/    /'
 	add_counts "$(grep -aE '^um-fp: ' "$LOGS/um-fp.log" || echo "no counts")"
-	stage selftest "$TOP/tools/selftests.sh" --arch um custom_multipath_hash.sh
+	stage selftest "$TOP/tools/selftests.sh" --arch um custom_multipath_hash.sh \
+		multipath_hash_paths.sh
 	grep -E '^(==|    TEST: .*FAIL|selftests:)' "$LOGS/selftest.log" | sed 's/^/    /'
 	add_counts "$(grep -E '^selftests: ' "$LOGS/selftest.log" || echo "no counts")"
 	stage ioprio-e2e "$TOP/tools/vm.sh" --arch um -- "$TOP/tools/ioprio_guest.sh"
 	grep -E 'MISMATCH|^ioprio-e2e:' "$LOGS/ioprio-e2e.log" | sed 's/^/    /'
 	add_counts "$(grep -E '^ioprio-e2e: ' "$LOGS/ioprio-e2e.log" || echo "no counts")"
-	# Pings leave by the nexthop "ip route get" names (policy 1): one case
-	# per destination and family.
-	stage icmp-paths "$TOP/tools/vm.sh" --arch um -- "$TOP/tools/icmp_paths_guest.sh"
-	grep -E 'MISMATCH|^icmp-paths:' "$LOGS/icmp-paths.log" | sed 's/^/    /'
-	add_counts "$(grep -E '^icmp-paths: ' "$LOGS/icmp-paths.log" || echo "no counts")"
-	# The same check from copies of this checkout under /tmp and /root,
+	# The ioprio check from copies of this checkout under /tmp and /root,
 	# which the guest covers with tmpfs: guests work from any checkout.
 	stage guest-paths "$TOP/ci/guest_paths.sh" --arch um
 	grep -E '^(==|    |guest-paths:)' "$LOGS/guest-paths.log" | sed 's/^/    /'

@@ -5,7 +5,7 @@
 #   tools/selftests.sh [--arch x86_64|arm64|um] [SCRIPT...]
 #
 # SCRIPT names files in tools/testing/selftests/net/forwarding/; the default
-# is the three custom multipath hash scripts. Prints every TEST line and the
+# is the three custom multipath hash scripts and multipath_hash_paths.sh. Prints every TEST line and the
 # packets-per-path INFO lines with each script's time, keeps the full logs
 # in build/logs/selftests/ARCH/, and ends with "selftests: N passed, N failed"
 # counting TEST lines. A script that prints no TEST line, or exits non-zero
@@ -22,7 +22,7 @@ DIR=tools/testing/selftests/net/forwarding
 LOGS="$TOP/build/logs/selftests/$arch"
 mkdir -p "$LOGS"
 [ $# -gt 0 ] || set -- custom_multipath_hash.sh gre_custom_multipath_hash.sh \
-	ip6gre_custom_multipath_hash.sh
+	ip6gre_custom_multipath_hash.sh multipath_hash_paths.sh
 
 "$TOP/tools/vm.sh" --arch "$arch" --build-only || die "cannot build the guest kernel"
 # The guest's multipath hash seed is otherwise random at every boot, and a

@@ -12,9 +12,8 @@ PACKAGES=(
 	qemu-system-misc gcc-s390x-linux-gnu	# s390x: the big-endian KUnit run
 	debootstrap	# tools/rootfs.sh: the root filesystem of arm64 guests
 	xz-utils
-	# what tools/selftests.sh, tools/ioprio_guest.sh,
-	# tools/icmp_paths_guest.sh and tools/nvme_guest.sh run inside the
-	# x86_64 and User Mode Linux guests
+	# what tools/selftests.sh, tools/ioprio_guest.sh and
+	# tools/nvme_guest.sh run inside the x86_64 and User Mode Linux guests
 	netsniff-ng iputils-ping jq iproute2 util-linux coreutils procps
 	nvme-cli
 	kmod	# insmod and rmmod in the guest of tools/nvme_kmemleak_guest.sh
