@@ -60,8 +60,8 @@ kunit-all: tree ## [4 x kunit] run the KUnit suites on every arch: um, x86_64, a
 sanitize: tree ## [minutes+] the suites under KASAN + UBSAN, failing on any report (ARCH=x86_64, arm64, s390 or um)
 	@$(TOOLS)/sanitize.sh $(ARCH) kasan
 
-kcsan: tree ## [minutes+] the concurrency suite under KCSAN, failing on any report (ARCH=x86_64 or arm64)
-	@$(TOOLS)/sanitize.sh $(ARCH) kcsan 'net_multipath_hash_concurrency'
+kcsan: tree ## [minutes+] every suite under KCSAN, failing on any report (ARCH=x86_64 or arm64)
+	@$(TOOLS)/sanitize.sh $(ARCH) kcsan
 
 ##@ Guests (the branch kernel booted under QEMU or as User Mode Linux)
 vm: tree ## [a minute+] boot the branch kernel in a guest on the host's root (read-only) and run CMD: make vm CMD='uname -a' (ARCH=x86_64, arm64 or um)

@@ -1,6 +1,6 @@
 # QEMU settings for the s390x KUnit run (kunit.py --qemu_config), the
 # gate's big-endian machine. The tree's qemu_configs/s390.py with a second
-# vCPU, so that the concurrency suite has two CPUs to race on, and without
+# vCPU, so that the suites run on an SMP machine, and without
 # what no suite uses and QEMU's machine does not need (modules, KVM, kexec,
 # the 3270/3215 terminals, VMCP, DASD and SCM disks, hypfs, VT, input,
 # io_uring), to keep the gate's cold build short. The console is the SCLP line-mode terminal.

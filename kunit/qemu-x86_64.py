@@ -1,7 +1,7 @@
 # QEMU settings for the x86_64 KUnit run (kunit.py --qemu_config).
 # Same as the tree's qemu_configs/x86_64.py, with an SMP kernel and a second
-# vCPU: the defaults build a uniprocessor kernel, on which the concurrency
-# suite cannot find anything and which no x86_64 user runs.
+# vCPU: the defaults build a uniprocessor kernel, on which KCSAN finds no
+# race between CPUs and which no x86_64 user runs.
 from ..qemu_config import QemuArchParams
 
 QEMU_ARCH = QemuArchParams(linux_arch='x86_64',
