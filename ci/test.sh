@@ -102,8 +102,9 @@ run_gate() {
 
 	# The branch kernel in a User Mode Linux guest on the host's root: the
 	# plain forwarding selftest of the custom hash and the one counting
-	# which nexthop pings, forwarded ICMP errors, keyed ip6gre tunnels and
-	# IPv6-in-IPv6 flows leave by (one case per TEST line), and the ioprio
+	# which nexthop pings, local and forwarded UDP flows, forwarded ICMP
+	# errors, keyed ip6gre tunnels and IPv6-in-IPv6 flows leave by (one
+	# case per TEST line), and the ioprio
 	# end-to-end check (one case per policy and input). The GRE variants
 	# run in "make selftests". The guest's kernel is the
 	# per-commit check's build of the last commit, in its folder (the
