@@ -3,7 +3,7 @@ SHELL := /bin/bash
 TOOLS := tools
 ARCH ?= x86_64
 
-.PHONY: help setup prepare tree export sendable status kunit kunit-all checkpatch percommit sanitize kcsan bench vm selftests rootfs um-fp ioprio-e2e nvme-e2e nvme-load blktests nvme-kmemleak model vectors vectors-check bisect bisect-demo test reset-tree
+.PHONY: help setup prepare tree export sendable status kunit kunit-all checkpatch percommit sanitize kcsan bench vm selftests shell rootfs um-fp ioprio-e2e nvme-e2e nvme-load blktests nvme-kmemleak model vectors vectors-check hash-diff hash-diff-demo test reset-tree
 
 ##@ Start here
 # Each target's line says what it costs: the time of a run once its
@@ -67,6 +67,9 @@ kcsan: tree ## [minutes+] every suite under KCSAN, failing on any report (ARCH=x
 vm: tree ## [a minute+] boot the branch kernel in a guest on the host's root (read-only) and run CMD: make vm CMD='uname -a' (ARCH=x86_64, arm64 or um)
 	@$(TOOLS)/vm.sh --arch $(ARCH) -- $(CMD)
 
+shell: tree ## [a minute+] an interactive shell in a guest on the branch kernel (ARCH=um or x86_64; arm64 too); leaving it powers the guest off
+	@$(TOOLS)/vm.sh --arch $(ARCH) --interactive
+
 rootfs: tree ## [minutes+] build (or check) the guest kernel and the Debian root of a guest not of the host's arch: make rootfs ARCH=arm64
 	@$(TOOLS)/vm.sh --arch $(ARCH) --build-only
 
@@ -94,7 +97,7 @@ nvme-kmemleak: tree ## [minutes+] not in the gate: nvme-e2e in a QEMU guest with
 	@VM_BUILD_DIR=$(CURDIR)/build/vm-$(ARCH)-kmemleak VM_CONFIG_EXTRA=$(CURDIR)/kunit/kmemleak.config \
 		$(TOOLS)/vm.sh --arch $(ARCH) -- $(TOOLS)/nvme_kmemleak_guest.sh $(CURDIR)/build/vm-$(ARCH)-kmemleak
 
-##@ Hash model, golden vectors and bisecting
+##@ Hash model, golden vectors and hash regressions
 model: ## [seconds] build the multipath hash model (tools/mphash) and run its unit tests
 	@$(MAKE) -s -C $(TOOLS)/mphash check
 
@@ -104,11 +107,11 @@ vectors: prepare ## [seconds] regenerate the golden vectors in the tree from the
 vectors-check: tree ## [seconds] check the tree's golden vectors equal the model's output
 	@$(TOOLS)/vectors.sh --check
 
-bisect: ## [minutes+] find the commit that moved flows: make bisect TREE_UNDER_TEST=dir GOOD=rev BAD=rev (your tree is never changed)
-	@$(TOOLS)/bisect.sh "$(TREE_UNDER_TEST)" "$(GOOD)" "$(BAD)"
+hash-diff: ## [minutes+ per step] did GOOD..BAD of any tree (Linux 6.11+) move flows, and which commit: make hash-diff TREE_UNDER_TEST=dir GOOD=rev BAD=rev [EACH=1: a row per commit] (your tree is never changed)
+	@$(TOOLS)/hash/hash_diff.sh $(if $(filter 1,$(EACH)),--each) "$(TREE_UNDER_TEST)" "$(GOOD)" "$(BAD)"
 
-bisect-demo: prepare ## [a minute+] prove the bisect tool on a synthetic history (build/bisect-demo)
-	@ci/bisect_demo.sh
+hash-diff-demo: prepare ## [minutes+] prove hash-diff on a synthetic history on the stock base (build/hash-diff-demo)
+	@ci/hash_diff_demo.sh
 
 ##@ Figures
 bench: prepare ## [minutes+] figures, no pass/fail: hash cost per policy (ARCH=um: native), turnaround vs raw kunit.py, NVMe tcp_offload vs tcp in a guest (BENCH=hash|turnaround|nvme, BENCH_COLD=0)

@@ -5,7 +5,8 @@
 # added in build/linux and committed there; make kunit ARCH=um runs it
 # before anything is exported; make status names the unexported commit;
 # make export writes it to kernel-patches/; make status is clean; then an
-# uncommitted edit, which make kunit ARCH=um builds and make status names.
+# uncommitted edit, which make kunit ARCH=um builds and make status names;
+# then make help, make vm with a script and make shell, booting that build.
 # One case per step; ends with "daily-loop: N passed, N failed". The
 # clone's UML build has the per-commit check's config, so its compiles
 # come from ccache.
@@ -97,6 +98,31 @@ status_names_commit() {
 }
 exported() { make -s export && git status --short kernel-patches | grep -q '^?? kernel-patches/branch/'; }
 
+# The README's other cheap commands, on the clone's own User Mode Linux
+# build (the one make kunit ARCH=um made): make help, the by-hand recipe's
+# make vm with a script, and make shell at a terminal.
+help_grouped() {
+	local out
+	out=$(make -s help) && grep -q '^Start here' <<<"$out" &&
+		grep -q '^  make hash-diff ' <<<"$out" && grep -q '^  make shell ' <<<"$out"
+}
+
+vm_runs_script() {
+	printf '%s\n' '#!/bin/bash' "dmesg | grep 'device on lo registered'" >build/try-offload.sh &&
+		chmod +x build/try-offload.sh &&
+		VM_BUILD_DIR="$PWD/build/kunit-um" make -s vm ARCH=um CMD=build/try-offload.sh |
+		grep -q 'device on lo registered'
+}
+
+shell_at_terminal() {
+	local out release
+	release=$(cat build/kunit-um/include/config/kernel.release) || return
+	# What the shell prints, not what the terminal echoes of the input.
+	out=$(printf 'echo "guest-runs-$(uname -r)"\nexit\n' | VM_BUILD_DIR="$PWD/build/kunit-um" \
+		script -qec "make -s shell ARCH=um" /dev/null 2>&1) || return
+	grep -q "(guest um)" <<<"$out" && grep -qF "guest-runs-$release" <<<"$out"
+}
+
 step "make prepare" make -s prepare
 step "a KUnit case added and committed in build/linux" add_case
 step "make kunit ARCH=um runs it, unexported" ran "$CASE"
@@ -106,6 +132,9 @@ step "make status clean after export" make -s status
 step "an uncommitted edit (the case renamed)" edit_uncommitted
 step "make kunit ARCH=um builds the uncommitted edit" ran "${CASE}_edited"
 step "make status names the uncommitted change" status_names_change
+step "make help lists the targets by group" help_grouped
+step "make vm ARCH=um CMD=script runs it in a guest" vm_runs_script
+step "make shell ARCH=um gives a shell at a terminal" shell_at_terminal
 
 echo "daily-loop: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

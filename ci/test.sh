@@ -9,8 +9,8 @@
 # plain forwarding selftest of the custom hash and the one counting which
 # nexthop packets leave by, the ioprio end-to-end check (also from copies
 # of the checkout under /tmp and /root) and the NVMe/TCP offload end-to-end
-# check; prove the bisect tool on a synthetic
-# history, follow the README's daily workflow on a scratch clone
+# check; prove make hash-diff on a synthetic history on the stock
+# base, follow the README's daily workflow on a scratch clone
 # (daily-loop), in an x86_64 QEMU guest run the NVMe/TCP offload load
 # check (nvme-load) and blktests' nvme group over tcp and tcp_offload,
 # and run the KUnit suites under QEMU on s390x (big-endian)
@@ -18,7 +18,7 @@
 # again at the end, and ends with one line "N passed, N failed" summing the
 # model's checks, the round trip, every tree-safety case, the vectors
 # check, every commit checked, every FP register case, every selftest TEST
-# line, every ioprio end-to-end row, each checkout copy, every NVMe end-to-end case, the bisect demonstration, every daily-loop
+# line, every ioprio end-to-end row, each checkout copy, every NVMe end-to-end case, every hash-diff demonstration check, every daily-loop
 # step, every load case, every blktests test that ran, and every KUnit
 # case of the s390x run and its clean kernel log.
 # Exits non-zero when anything failed.
@@ -29,6 +29,7 @@ mkdir -p "$LOGS"
 
 passed=0 failed=0
 timings=()
+failed_stages=()
 
 # stage NAME COMMAND...: run COMMAND with its output in build/logs/NAME.log.
 stage() {
@@ -44,9 +45,26 @@ stage() {
 	# time went.
 	echo "   ${timings[-1]}"
 	if [ "$rc" -ne 0 ]; then
+		failed_stages+=("$name")
 		tail -n 30 "$LOGS/$name.log" | sed 's/^/    /'
 	fi
 	return "$rc"
+}
+
+# what_failed: the failing cases of each failed stage, a few lines each,
+# printed again just before the count, where a short tail of the output
+# (all CI shows of a run) still holds them.
+what_failed() {
+	local name lines
+	[ "${#failed_stages[@]}" -gt 0 ] || return 0
+	echo "== what failed"
+	for name in "${failed_stages[@]}"; do
+		echo "    $name:"
+		lines=$(grep -aE -A3 '^(FAIL|not ok|[0-9]{2} .*FAIL)|\[failed\]|TEST: .*\[ *FAIL *\]' \
+			"$LOGS/$name.log" | head -n 8)
+		[ -n "$lines" ] || lines=$(tail -n 3 "$LOGS/$name.log")
+		printf '%s\n' "$lines" | cut -c1-160 | sed 's/^/      /'
+	done
 }
 
 # add_counts LINE: add a "... N passed, N failed ..." line to the totals.
@@ -110,8 +128,7 @@ run_gate() {
 	# per-commit check's build of the last commit, in its folder (the
 	# config is the same: tools/lib.sh, UM_GUEST_FRAGMENTS), so these
 	# stages build nothing, where the x86_64 QEMU guest's own kernel cost
-	# about twelve minutes from nothing. They run before the bisect demo,
-	# which rebuilds that folder for its steps. The QEMU guests (make
+	# about twelve minutes from nothing. The QEMU guests (make
 	# selftests ARCH=x86_64 or arm64) are the developers'.
 	export VM_BUILD_DIR="$TOP/build/kunit-um"
 	# The guest's processes keep their FP and vector registers across
@@ -142,11 +159,7 @@ run_gate() {
 	add_counts "$(grep -E '^nvme-e2e: ' "$LOGS/nvme-e2e.log" || echo "no counts")"
 	unset VM_BUILD_DIR
 
-	# The bisect tool names the commit of a synthetic history that moves
-	# flows; its steps reuse the per-commit check's build folder.
-	stage bisect-demo "$TOP/ci/bisect_demo.sh"
-	grep -E '^(bisect step|first bad|bisect-demo)' "$LOGS/bisect-demo.log" | sed 's/^/    /'
-	add_counts "$(tail -n 1 "$LOGS/bisect-demo.log")"
+X
 
 	# The README's daily workflow, as written, on a scratch clone: a KUnit
 	# case added and committed, run before export, exported, status clean
@@ -187,5 +200,6 @@ run_gate
 echo "== stage times"
 printf '    %s\n' "${timings[@]}"
 echo "    total            $(($(date +%s) - start))s"
+what_failed
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -22,7 +22,10 @@ git -C "$TOP" ls-files -z --cached --others --exclude-standard |
 	tar -C "$TOP" --null -T - -cf - | tar -C "$checkout" -xf - || die "cannot copy $TOP"
 git -C "$mine" init -q -b master
 echo "my work" >"$mine/README"
-git -C "$mine" add README
+# The one line hash-diff looks for at GOOD before it starts.
+mkdir -p "$mine/include/net/netns"
+echo "struct sysctl_fib_multipath_hash_seed sysctl_fib_multipath_hash_seed;" >"$mine/include/net/netns/ipv4.h"
+git -C "$mine" add README include
 git -C "$mine" -c user.name=me -c user.email=me@example.invalid commit -q -m one
 echo "more of my work" >>"$mine/README"
 git -C "$mine" -c user.name=me -c user.email=me@example.invalid commit -q -am two
@@ -77,26 +80,26 @@ refused "tools/export.sh with TREE=mine" env TREE="$mine" tools/export.sh
 refused "tools/vectors.sh --write with TREE=mine" env TREE="$mine" tools/vectors.sh --write
 refused "make prepare TREE=new-tree (new-tree.partial is mine)" make -s prepare TREE="$work/new-tree"
 
-out=$(cd "$checkout" && make -s bisect 2>&1)
-if [ $? -ne 0 ] && grep -q "usage: make bisect" <<<"$out" && ! grep -q "Needed a single revision" <<<"$out"; then
-	pass "make bisect, no variables" "its usage line"
+out=$(cd "$checkout" && make -s hash-diff 2>&1)
+if [ $? -ne 0 ] && grep -q "usage: make hash-diff" <<<"$out" && ! grep -q "Needed a single revision" <<<"$out"; then
+	pass "make hash-diff, no variables" "its usage line"
 else
-	fail "make bisect, no variables" "no usage line" "$out"
+	fail "make hash-diff, no variables" "no usage line" "$out"
 fi
 
-# Bisecting a tree of the developer's runs in a clone sharing its objects:
+# Comparing a tree of the developer's runs in a clone sharing its objects:
 # the clone holds the scratch history, and the repository is untouched.
-# The steps find no kernel to build, so the bisection itself ends without
-# a first bad commit: this case is about where it ran.
-out=$(cd "$checkout" && make -s bisect TREE_UNDER_TEST="$mine" GOOD=HEAD~1 BAD=HEAD 2>&1)
-clone_head=$(git -C "$checkout/build/bisect-tree" rev-parse -q --verify HEAD 2>/dev/null)
+# GOOD has no kernel to build, so the run ends there: this case is about
+# where it ran.
+out=$(cd "$checkout" && make -s hash-diff TREE_UNDER_TEST="$mine" GOOD=HEAD~1 BAD=HEAD 2>&1)
+clone_head=$(git -C "$checkout/build/hash-diff/tree" rev-parse -q --verify HEAD 2>/dev/null)
 if [ "$(snapshot)" != "$before" ]; then
-	fail "make bisect TREE_UNDER_TEST=mine" "a file changed" "$out"
+	fail "make hash-diff TREE_UNDER_TEST=mine" "a file changed" "$out"
 elif ! git -C "$mine" cat-file -e "${clone_head:-none}^{commit}" 2>/dev/null ||
-	! grep -q "is not changed" <<<"$out"; then
-	fail "make bisect TREE_UNDER_TEST=mine" "it did not run in build/bisect-tree, a clone of mine" "$out"
+	! grep -q "is not changed" <<<"$out" || ! grep -q "GOOD=HEAD~1 does not build or run the probe" <<<"$out"; then
+	fail "make hash-diff TREE_UNDER_TEST=mine" "it did not run in build/hash-diff/tree, a clone of mine, up to GOOD's probe" "$out"
 else
-	pass "make bisect TREE_UNDER_TEST=mine" "bisected in a clone, the repository unchanged"
+	pass "make hash-diff TREE_UNDER_TEST=mine" "ran in a clone, the repository unchanged"
 fi
 
 echo "tree-safety: $passed passed, $failed failed"

@@ -18,8 +18,7 @@
 # Turnaround compares, each as ours / raw: cold build + run per arch (fresh
 # build folders; ours goes through ccache, raw kunit.py does not), build +
 # run after touching net/ipv4/route.c, the per-commit check per patch
-# (build, run, checkpatch) against a kunit.py run per commit, and one bisect
-# step against a kunit.py run of the golden suite. Same .kunitconfig and
+# (build, run, checkpatch) against a kunit.py run per commit. Same .kunitconfig and
 # QEMU settings on both sides. BENCH_COLD=0 skips the cold rows; the raw
 # folders are then built once, untimed, if missing. BENCH_COMMITS=N (4) is
 # how many of the last commits the per-commit rows walk. Logs and folders:
@@ -123,32 +122,12 @@ percommit_rows() {
 	row "per-commit check, per patch ($n patches)" $((o / n)) $((r / n))
 }
 
-# One step of tools/bisect.sh at the previous commit against a raw kunit.py
-# run of the golden suite there.
-bisect_row() {
-	local golden="$TOP/kunit/golden.kunitconfig" branch o r
-	log=bisect.log
-	branch=$(git -C "$TREE" symbolic-ref -q --short HEAD) || die "the tree is not on a branch"
-	export BISECT_RESULTS="$LOGS/bisect-results" BISECT_BUILD_DIR="$DIRS/ours-bisect"
-	mkdir -p "$BISECT_RESULTS"
-	# Both folders start from the branch head, as a bisect's previous step.
-	"$TOP/tools/bisect_step.sh" >>"$LOGS/$log" 2>&1 || true
-	raw x86_64 "$DIRS/raw-bisect" "$golden" net_multipath_hash_golden \
-		>>"$LOGS/$log" 2>&1
-	git -C "$TREE" checkout -q --detach HEAD~1
-	timed o "$TOP/tools/bisect_step.sh"
-	timed r raw x86_64 "$DIRS/raw-bisect" "$golden" net_multipath_hash_golden
-	git -C "$TREE" checkout -q "$branch"
-	row "one bisect step (golden suite), x86_64" "$o" "$r"
-}
-
 turnaround() {
 	"$TOP/tools/status.sh" >/dev/null || die "the tree is not in step with kernel-patches/ (make status)"
 	echo "turnaround on $(nproc) cores, ours / raw kunit.py (logs: build/logs/bench/)"
 	[ "${BENCH_COLD:-1}" = 0 ] || cold_rows
 	incremental_row
 	percommit_rows
-	bisect_row
 	echo
 	printf '%-44s %10s %10s %7s\n' "what" "ours" "raw" "ratio"
 	printf '%s\n' "${rows[@]}"

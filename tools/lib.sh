@@ -36,7 +36,7 @@ mark_made_by_tools() { echo "made by $TOP/tools/prepare.sh" >"$1/.git/$MADE_BY_N
 # require_tools_tree DIR: die unless DIR is absent or a tree the tools made.
 require_tools_tree() {
 	[ ! -e "$1" ] || made_by_tools "$1" ||
-		die "$1 was not made by this project's tools (it has no .git/$MADE_BY_NAME), so they will not change or delete it; leave TREE unset for build/linux or name a new folder (to bisect a tree of yours: make bisect TREE_UNDER_TEST=$1 GOOD=rev BAD=rev)"
+		die "$1 was not made by this project's tools (it has no .git/$MADE_BY_NAME), so they will not change or delete it; leave TREE unset for build/linux or name a new folder (to find which commit of a tree of yours moved flows: make hash-diff TREE_UNDER_TEST=$1 GOOD=rev BAD=rev)"
 }
 
 # Kernel builds go through ccache with paths under the checkout made

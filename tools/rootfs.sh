@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build the root filesystem of guests whose architecture is not the host's
 # (arm64 on an x86_64 host): Debian bookworm's minbase variant and the
-# packages of kunit/guest.packages, for that architecture, from the archive
+# packages tools/packages marks "guest", for that architecture, from the archive
 # apt is configured to use, in build/rootfs-ARCH.
 #
 #   tools/rootfs.sh ARCH
@@ -70,7 +70,7 @@ EOF
 [ -d "$root" ] || [ ! -f "$new/.rootfs-id" ] || mv "$new" "$root"
 
 # What the root is made of: a change to any of it rebuilds the root.
-packages=$(sed -e 's/#.*//' "$TOP/kunit/guest.packages" | xargs | tr ' ' ',')
+packages=$(sed -e 's/#.*//' "$TOP/tools/packages" | awk '$2 == "guest" { print $1 }' | xargs | tr ' ' ',')
 id=$(printf '%s\n' "$SUITE $debian_arch minbase $packages" "$STAGE2_SCRIPT" | sha256sum | cut -c1-16)
 if [ "$(cat "$root/.rootfs-id" 2>/dev/null)" = "$id" ]; then
 	rm -rf --one-file-system "$new" "$root.old"
@@ -87,7 +87,7 @@ mirror=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 'Created-By: Pac
 
 start=$(date +%s)
 rm -rf --one-file-system "$new" "$root.old"
-[ ! -d "$root" ] || info "build/rootfs-$arch is out of date (kunit/guest.packages or the second stage changed): rebuilding"
+[ ! -d "$root" ] || info "build/rootfs-$arch is out of date (its packages in tools/packages or the second stage changed): rebuilding"
 info "first stage: $SUITE $debian_arch from $mirror into build/rootfs-$arch.new"
 debootstrap --foreign --arch="$debian_arch" --variant=minbase \
 	--include="$packages" "$SUITE" "$new" "$mirror" >"$TOP/build/rootfs-$arch.log" 2>&1 || {

@@ -4,24 +4,8 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-PACKAGES=(
-	"$(base_field package)"	# the kernel tarball the series applies to
-	gcc make bc flex bison libelf-dev libssl-dev python3 perl git ccache
-	python3-ply python3-git	# scripts/spdxcheck.py, run by checkpatch.pl
-	qemu-system-x86 qemu-system-arm gcc-aarch64-linux-gnu
-	qemu-system-misc gcc-s390x-linux-gnu	# s390x: the big-endian KUnit run
-	debootstrap	# tools/rootfs.sh: the root filesystem of arm64 guests
-	xz-utils
-	# what tools/selftests.sh, tools/ioprio_guest.sh and
-	# tools/nvme_guest.sh run inside the x86_64 and User Mode Linux guests
-	netsniff-ng iputils-ping jq iproute2 util-linux coreutils procps
-	nvme-cli
-	kmod	# insmod and rmmod in the guest of tools/nvme_kmemleak_guest.sh
-	fio	# tools/nvme_load_guest.sh, tools/nvme_bench_guest.sh, blktests
-	# blktests (tools/blktests.sh): what its check script and its nvme
-	# group run in the x86_64 guest, and its helpers' build (gcc, make)
-	gawk xfsprogs udev g++
-)
+# tools/packages lists them, with why each is needed.
+mapfile -t PACKAGES < <(base_field package; sed -e 's/#.*//' "$TOP/tools/packages" | awk 'NF { print $1 }')
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -3,9 +3,12 @@
 # its output and exit status.
 #
 #   tools/vm.sh [--arch x86_64|arm64|um] [--build-only] [--] COMMAND [ARG...]
+#   tools/vm.sh [--arch x86_64|arm64|um] --interactive
 #
 # --build-only builds what the guest boots: the kernel, and the root
-# filesystem of a guest of another architecture.
+# filesystem of a guest of another architecture. --interactive ("make
+# shell") gives the guest this terminal and runs a shell in it instead of
+# a command; leaving the shell powers the guest off.
 #
 # x86_64 and arm64 guests run under QEMU. Their root filesystem is exported
 # read-only over virtio-9p. A guest of the host's architecture boots on the
@@ -49,11 +52,12 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-arch=x86_64 build_only=0 root= writable=0 init= root_lock=
+arch=x86_64 build_only=0 root= writable=0 init= root_lock= interactive=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--arch) arch=$2; shift 2 ;;
 	--build-only) build_only=1; shift ;;
+	--interactive) interactive=1; shift ;;
 	--root) root=$2; shift 2 ;;
 	--writable-root) writable=1; shift ;;
 	--init) init=$2; shift 2 ;;
@@ -61,6 +65,12 @@ while [ $# -gt 0 ]; do
 	*) break ;;
 	esac
 done
+if [ "$interactive" = 1 ]; then
+	[ $# -eq 0 ] || die "--interactive runs a shell, not a command"
+	[ -t 0 ] || die "make shell needs a terminal on its standard input"
+	# The console as the shell's controlling terminal: Ctrl-C and job control.
+	set -- setsid -c env PS1="(guest $arch) \w# " bash --norc -i
+fi
 [ "$build_only" = 1 ] || [ -n "$init" ] || [ $# -gt 0 ] || die "usage: tools/vm.sh [--arch ARCH] [--build-only] -- COMMAND..."
 
 case "$arch" in
@@ -244,8 +254,15 @@ death_cause() {
 
 # The console, and what the guest's process writes to its standard error
 # (User Mode Linux's boot checks and its last words, QEMU's complaints).
+run_guest() {
+	if [ "$interactive" = 1 ]; then
+		timeout --foreground --kill-after=10 "${VM_TIMEOUT:-3600}" "${guest[@]}" 2>&1
+	else
+		timeout --kill-after=10 "${VM_TIMEOUT:-3600}" "${guest[@]}" </dev/null 2>&1
+	fi
+}
 {
-	timeout --kill-after=10 "${VM_TIMEOUT:-3600}" "${guest[@]}" </dev/null 2>&1
+	run_guest
 	echo $? >"$out/guest.rc"
 } | tee "$out/console.log" || true
 status=$(sed -n 's/^vm-init: exit status \([0-9]*\).*/\1/p' "$out/console.log" | tail -n 1)
