@@ -99,7 +99,8 @@ static void probe_put_ip(struct sk_buff *skb, int family, bool outer,
 	} else {
 		struct ipv6hdr *ip6h = skb_put_zero(skb, sizeof(*ip6h));
 
-		ip6_flow_hdr(ip6h, 0, htonl(outer ? 0 : f->label));
+		/* A tunnel's outer label is derived from its inner flow. */
+		ip6_flow_hdr(ip6h, 0, htonl(outer ? 0xa0000 + f->src : f->label));
 		ip6h->hop_limit = 64;
 		ip6h->nexthdr = next;
 		probe_addr6(&ip6h->saddr, outer, false, outer ? f->src / 2 : f->src);
@@ -205,6 +206,9 @@ static void probe_fill(struct sk_buff *skb, int family, enum probe_kind kind,
 		break;
 	}
 	probe_fix_lengths(skb, family);
+	/* Where ip_rcv() and ipv6_rcv() leave it: after the outer header. */
+	skb_set_transport_header(skb, family == AF_INET ? sizeof(struct iphdr) :
+						       sizeof(struct ipv6hdr));
 }
 
 /* The flow key of a locally generated flow of @kind (no packet yet). */
@@ -339,8 +343,10 @@ static int probe_print_config(struct net *net, int family, u8 policy,
 
 /*
  * Policies 0-2, then the custom policy with each field alone, the 5-tuple
- * (0x0037) and every field this kernel knows. A field bit a later kernel
- * adds shows up as new lines, which hash_diff.sh does not compare.
+ * (0x0037), the twelve fields of Linux 5.14-6.12 (0x0fff, so that kernels
+ * with and without a later field compare there) and, where this kernel
+ * knows more, every field it knows. A field bit a later kernel adds shows
+ * up as new lines, which hash_diff.sh counts apart and does not compare.
  */
 static void mphash_probe_print(struct kunit *test)
 {
@@ -367,6 +373,9 @@ static void mphash_probe_print(struct kunit *test)
 					probe_print_config(net, families[f], 3, BIT(bit)));
 		}
 		KUNIT_ASSERT_EQ(test, 0, probe_print_config(net, families[f], 3, 0x0037));
+		KUNIT_ASSERT_EQ(test, 0, probe_print_config(net, families[f], 3, 0x0fff));
+		if (FIB_MULTIPATH_HASH_FIELD_ALL_MASK == 0x0fff)
+			continue;
 		KUNIT_ASSERT_EQ(test, 0,
 				probe_print_config(net, families[f], 3,
 						   FIB_MULTIPATH_HASH_FIELD_ALL_MASK));
