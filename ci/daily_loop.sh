@@ -108,10 +108,13 @@ help_grouped() {
 }
 
 vm_runs_script() {
+	local out
 	printf '%s\n' '#!/bin/bash' "dmesg | grep 'device on lo registered'" >build/try-offload.sh &&
-		chmod +x build/try-offload.sh &&
-		VM_BUILD_DIR="$PWD/build/kunit-um" make -s vm ARCH=um CMD=build/try-offload.sh |
-		grep -q 'device on lo registered'
+		chmod +x build/try-offload.sh || return
+	# The whole output first: a reader that stops early would cut the
+	# guest's console off under it.
+	out=$(VM_BUILD_DIR="$PWD/build/kunit-um" make -s vm ARCH=um CMD=build/try-offload.sh) || return
+	grep -q 'device on lo registered' <<<"$out"
 }
 
 shell_at_terminal() {

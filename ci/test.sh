@@ -159,7 +159,14 @@ run_gate() {
 	add_counts "$(grep -E '^nvme-e2e: ' "$LOGS/nvme-e2e.log" || echo "no counts")"
 	unset VM_BUILD_DIR
 
-X
+	# make hash-diff on a history that is not this series' (the stock base,
+	# the um group, two harmless commits and two that move flows of one
+	# policy and family each): it names the first mover and what moved,
+	# and its per-commit table blames each commit for its own moves (one
+	# case per check). Steps as User Mode Linux in build/hash-diff.
+	stage hash-diff-demo "$TOP/ci/hash_diff_demo.sh"
+	grep -E '^(step |first commit|    v[46] |ok|FAILED|hash-diff-demo)' "$LOGS/hash-diff-demo.log" | sed 's/^/    /'
+	add_counts "$(tail -n 1 "$LOGS/hash-diff-demo.log")"
 
 	# The README's daily workflow, as written, on a scratch clone: a KUnit
 	# case added and committed, run before export, exported, status clean
