@@ -9,8 +9,8 @@
 # and the custom policy with each field, the 5-tuple and all fields; plain
 # UDP, TCP and ICMP echo, GRE- and IP-in-IP-encapsulated UDP and ICMP
 # errors as forwarded packets, hashed without and with fib rules (which
-# dissect them early); the plain kinds also as flow keys of local sockets). Then bisects GOOD..BAD for the first commit
-# whose hashes differ from GOOD's and prints, for that commit, which
+# dissect them early); the plain kinds also as flow keys of local
+# sockets). Then bisects GOOD..BAD for the first commit whose hashes differ from GOOD's and prints, for that commit, which
 # policies and fields moved and what share of the flows. With --each
 # (EACH=1), probes instead every commit of the range (first parents only),
 # each against the one probed before it, and prints one row per commit;
@@ -44,7 +44,10 @@ PROBE_RULE='obj-$(CONFIG_KUNIT) += mphash_probe.o'
 probe() {
 	local c=${1:0:12} rc=0
 	git -C "$CLONE" checkout -q -f --detach "$1" || return 1
-	cp "$HERE/mphash_probe.c" "$CLONE/$PROBE_DEST"
+	# Keep the probe's time, so that an unchanged commit does not rebuild it.
+	cp -p "$HERE/mphash_probe.c" "$CLONE/$PROBE_DEST"
+	# A step that does not build must not read the last step's log.
+	rm -f "$BUILD_DIR/test.log"
 	echo "$PROBE_RULE" >>"$CLONE/net/ipv4/Makefile"
 	TREE=$CLONE KUNIT_ALLOW_WARNINGS=1 KUNIT_BUILD_DIR="$BUILD_DIR" \
 		KUNITCONFIG="$KCONFIG" KUNIT_RESULTS="$RESULTS/$c.json" \
