@@ -10,8 +10,9 @@
 # UDP, TCP and ICMP echo, GRE- and IP-in-IP-encapsulated UDP and ICMP
 # errors as forwarded packets, hashed without and with fib rules (which
 # dissect them early); the plain kinds also as flow keys of local
-# sockets). Then bisects GOOD..BAD for the first commit whose hashes differ from GOOD's and prints, for that commit, which
-# policies and fields moved and what share of the flows. With --each
+# sockets). Then bisects GOOD..BAD for the first commit whose hashes
+# differ from GOOD's and prints, for that commit, which policies and
+# fields moved and what share of the flows. With --each
 # (EACH=1), probes instead every commit of the range (first parents only),
 # each against the one probed before it, and prints one row per commit;
 # HASH_DIFF_PATHS="net include" probes only the commits touching those
