@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The full gate ("make test"): install what is missing, run the hash model's
+# The full gate ("make test"): install what is missing, check that every
+# script is executable in git, run the hash model's
 # unit tests, prepare the tree, check the export round trip, check that the
 # tools leave a tree they did not make alone (tree-safety), check the golden
 # vectors against the model, check every commit of the series on its own
@@ -16,7 +17,7 @@
 # and run the KUnit suites under QEMU on s390x (big-endian)
 # with KASAN and UBSAN. Prints how long each stage took, as it ends and
 # again at the end, and ends with one line "N passed, N failed" summing the
-# model's checks, the round trip, every tree-safety case, the vectors
+# script-mode check, the model's checks, the round trip, every tree-safety case, the vectors
 # check, every commit checked, every FP register case, every selftest TEST
 # line, every ioprio end-to-end row, each checkout copy, every NVMe end-to-end case, every hash-diff demonstration check, every daily-loop
 # step, every load case, every blktests test that ran, and every KUnit
@@ -75,10 +76,32 @@ add_counts() {
 	failed=$((failed + f))
 }
 
+# check_script_modes: name each tracked file that starts with "#!" but is
+# not mode 100755 in the index; fail if there is one.
+check_script_modes() {
+	local mode path bad=0
+	while read -r mode _ _ path; do
+		[ "$mode" = 100755 ] && continue
+		[ "$(head -c 2 "$TOP/$path")" = '#!' ] || continue
+		echo "FAIL $path: starts with #! but is mode $mode in git (git update-index --chmod=+x)"
+		bad=1
+	done < <(git -C "$TOP" ls-files -s)
+	return "$bad"
+}
+
 run_gate() {
 	if ! stage setup "$TOP/tools/setup.sh"; then
 		failed=$((failed + 1))
 		return
+	fi
+
+	# Every tracked script with a #! line is executable in git, as a
+	# fresh clone checks it out: a stage started by its path fails
+	# otherwise (one case).
+	if stage script-modes check_script_modes; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
 	fi
 
 	# The hash model's own unit tests need no kernel.
