@@ -23,8 +23,8 @@ setup: ## [seconds] install the Debian packages the branch needs (only missing o
 prepare: setup ## [1-2 min] unpack the tarball into build/linux and apply the series (stops if the tree holds unexported work)
 	@$(TOOLS)/prepare.sh
 
-kunit: tree ## [minutes+] run the KUnit suites (ARCH=x86_64, arm64 or s390 under QEMU; ARCH=um natively as User Mode Linux)
-	@$(TOOLS)/kunit.sh $(ARCH)
+kunit: tree ## [minutes+] run the KUnit suites and count them; a warning or oops in the kernel log fails (ARCH=x86_64, arm64 or s390 under QEMU; ARCH=um natively as User Mode Linux)
+	@$(TOOLS)/kunit_checked.sh $(ARCH) $(ARCH) -
 
 test: ## [50-70 min] the full gate (README lists its stages)
 	@ci/test.sh

@@ -29,7 +29,7 @@ passed=0 failed=0
 for parent in "$@"; do
 	copy=$(mktemp -d "$parent/mphash-ioprio-checkout.XXXXXX") || die "cannot make a folder in $parent"
 	copies+=("$copy")
-	git -C "$TOP" ls-files -z | tar -C "$TOP" --null -T - -cf - | tar -C "$copy" -xf -
+	copy_checkout "$copy" || die "cannot copy $TOP to $copy"
 	echo "== checkout copy in $copy"
 	if (cd "$copy" && TREE="$TREE" VM_BUILD_DIR="${VM_BUILD_DIR:-$TOP/build/vm-$arch}" \
 		tools/vm.sh --arch "$arch" -- "$copy/tools/ioprio_guest.sh") >"$copy.log" 2>&1 &&

@@ -3,8 +3,12 @@
 # incrementally, run the KUnit suites present at that commit (a commit
 # before the first suite only has to build; its "pass" column shows "-"),
 # run checkpatch on its patch and kernel-doc on the files it touches (new
-# warnings fail, tools/kerneldoc.sh). Prints a table and fails naming the
-# first bad commit.
+# warnings fail, tools/kerneldoc.sh), and compile the .c files it touches
+# that its config builds again with W=1 and sparse (C=2) before and after
+# it (tools/compile_warnings.sh; a warning the parent did not have fails,
+# line numbers left out: the W=1 column for gcc's, the sparse column for
+# sparse's; the first commit's parent is built first for this). Prints a
+# table and fails naming the first bad commit.
 #
 # The kernel is User Mode Linux (PERCOMMIT_ARCH=um, the default): the same
 # x86_64 code as under QEMU, run natively, so the whole series' suites run
@@ -69,6 +73,29 @@ kunitconfig_at() {
 				if (name in defined) print }' <(printf '%s\n' "$defined") - >"$out"
 }
 
+# touched_c COMMIT: the .c files COMMIT changes or adds.
+touched_c() {
+	git -C "$TREE" diff-tree --no-commit-id --name-only --diff-filter=AM -r "$1" -- '*.c'
+}
+
+# compile_check COMMIT OUT: the W=1 and sparse warnings of the .c files
+# COMMIT touches, as the tree and the build folder are now (at COMMIT's
+# parent or at COMMIT itself), into OUT. Status 2: none of them is built
+# in this config.
+compile_check() {
+	local files
+	mapfile -t files < <(touched_c "$1")
+	"$TOP/tools/compile_warnings.sh" "$ARCH" "$build_dir" "${files[@]}" >"$2"
+}
+
+# new_warnings BEFORE AFTER KIND: the lines of AFTER that BEFORE lacks (as
+# many times as AFTER has them more), of one KIND: gcc's (W=1: they name
+# their -W option) or sparse's (the others).
+new_warnings() {
+	local pattern='\[-W[^]]*\]$'
+	comm -13 "$1" "$2" | if [ "$3" = gcc ]; then grep -E "$pattern"; else grep -vE "$pattern"; fi
+}
+
 mapfile -t commits < <(git -C "$TREE" rev-list --reverse "$BASE_TAG..$branch")
 mapfile -t patches < <(series_patches)
 [ "${#commits[@]}" -eq "${#patches[@]}" ] || die "the tree has ${#commits[@]} commits, the series ${#patches[@]} patches"
@@ -76,10 +103,23 @@ mapfile -t patches < <(series_patches)
 rows=() first_bad="" passed=0 failed=0
 first=$(( ${#commits[@]} - ${PERCOMMIT_LAST:-${#commits[@]}} ))
 [ "$first" -ge 0 ] || first=0
+
+# The first commit checked is compared, as the others are, with its
+# parent's warnings: the parent is built first (no suites run), which
+# leaves the first commit's own build incremental.
+parent=$(git -C "$TREE" rev-parse "${commits[$first]}^")
+git -C "$TREE" checkout -q --detach "$parent"
+kunitconfig_at "$parent" "$LOGS/parent.kunitconfig"
+KUNITCONFIG="$LOGS/parent.kunitconfig" KUNIT_BUILD_ONLY=1 KUNIT_BUILD_DIR=$build_dir \
+	KUNIT_ALLOW_WARNINGS=1 "$TOP/tools/kunit.sh" "$ARCH" >"$LOGS/parent.kunit.log" 2>&1 ||
+	die "the first checked commit's parent ${parent:0:12} does not build ($LOGS/parent.kunit.log)"
 for i in "${!commits[@]}"; do
 	[ "$i" -ge "$first" ] || continue
 	c=${commits[$i]} n=$(printf '%02d' $((i + 1)))
 	subject=$(git -C "$TREE" log -1 --format=%s "$c")
+	rm -f "$LOGS/$n.w1.new" "$LOGS/$n.sparse.new"
+	# The tree and the build folder are at the parent here.
+	compile_check "$c" "$LOGS/$n.warnings.parent"
 	git -C "$TREE" checkout -q --detach "$c"
 	kunitconfig_at "$c" "$LOGS/$n.kunitconfig"
 
@@ -134,21 +174,44 @@ for i in "${!commits[@]}"; do
 	else
 		kdoc=FAIL
 	fi
+	# W=1 and sparse: what the build left in place was built at this
+	# commit (a commit that does not build has nothing to compare).
+	w1=- sparse=-
+	if [ "$build" != FAIL ]; then
+		compile_check "$c" "$LOGS/$n.warnings"
+		case $? in
+		0)
+			new_warnings "$LOGS/$n.warnings.parent" "$LOGS/$n.warnings" gcc >"$LOGS/$n.w1.new"
+			new_warnings "$LOGS/$n.warnings.parent" "$LOGS/$n.warnings" sparse >"$LOGS/$n.sparse.new"
+			w1=ok sparse=ok
+			[ ! -s "$LOGS/$n.w1.new" ] || w1=FAIL
+			[ ! -s "$LOGS/$n.sparse.new" ] || sparse=FAIL
+			;;
+		2) ;;
+		*) w1=FAIL sparse=FAIL ;;
+		esac
+	fi
 	secs=$(($(date +%s) - start))
 
 	group=${patches[$i]%%/*}
-	rows+=("$(printf '%s %-8s %.12s %-5s %5s %4s %-6s %4ss %-5s %-4s %.46s' "$n" "$group" "$c" "$build" "$p" "$f" "$log" "$secs" "$cp" "$kdoc" "$subject")")
-	if [ "$build" = ok ] && [ "$f" -eq 0 ] && [ "$cp" = ok ] && [ "$kdoc" = ok ]; then
+	rows+=("$(printf '%s %-8s %.12s %-5s %5s %4s %-6s %4ss %-5s %-4s %-4s %-6s %.40s' "$n" "$group" "$c" "$build" "$p" "$f" "$log" "$secs" "$cp" "$kdoc" "$w1" "$sparse" "$subject")")
+	if [ "$build" = ok ] && [ "$f" -eq 0 ] && [ "$cp" = ok ] && [ "$kdoc" = ok ] &&
+		[ "$w1" = ok ] && [ "$sparse" = ok ]; then
 		passed=$((passed + 1))
 	else
 		failed=$((failed + 1))
 		[ -n "$first_bad" ] || first_bad="$n ${c:0:12} $subject"
 	fi
 	echo "${rows[-1]}"
+	for kind in w1 sparse; do
+		[ -s "$LOGS/$n.$kind.new" ] || continue
+		echo "    new $kind warnings ($LOGS/$n.warnings):"
+		sed 's/^/      /' "$LOGS/$n.$kind.new"
+	done
 done
 
 echo
-printf '%s %-8s %-12s %-5s %5s %4s %-6s %5s %-5s %-4s %s\n' "#" group commit build pass fail log time cpatch kdoc subject
+printf '%s %-8s %-12s %-5s %5s %4s %-6s %5s %-5s %-4s %-4s %-6s %s\n' "#" group commit build pass fail log time cpatch kdoc W=1 sparse subject
 printf '%s\n' "${rows[@]}"
 echo "logs: build/logs/percommit/"
 if [ -n "$first_bad" ]; then

@@ -2,7 +2,8 @@
 # The full gate ("make test"): install what is missing, check that every
 # script is executable in git, run the hash model's
 # unit tests, prepare the tree, check the export round trip, check that the
-# tools leave a tree they did not make alone (tree-safety), check the golden
+# tools leave a tree they did not make alone (tree-safety), that a
+# newcomer's first mistakes each give one clear line, check the golden
 # vectors against the model, check every commit of the series on its own
 # (built and tested natively as User Mode Linux, a warning in its kernel log
 # failing it, its patch checkpatched), and in a User Mode Linux guest (the
@@ -14,14 +15,14 @@
 # base, follow the README's daily workflow on a scratch clone
 # (daily-loop), in an x86_64 QEMU guest run the NVMe/TCP offload load
 # check (nvme-load) and blktests' nvme group over tcp and tcp_offload,
-# and run the KUnit suites under QEMU on s390x (big-endian)
-# with KASAN and UBSAN. Prints how long each stage took, as it ends and
+# and run the KUnit suites under QEMU on x86_64, on arm64 and on s390x
+# (big-endian) with KASAN and UBSAN. Prints how long each stage took, as it ends and
 # again at the end, and ends with one line "N passed, N failed" summing the
-# script-mode check, the model's checks, the round trip, every tree-safety case, the vectors
+# script-mode check, the model's checks, the round trip, every tree-safety case, every newcomer case, the vectors
 # check, every commit checked, every FP register case, every selftest TEST
 # line, every ioprio end-to-end row, each checkout copy, every NVMe end-to-end case, every hash-diff demonstration check, every daily-loop
 # step, every load case, every blktests test that ran, and every KUnit
-# case of the s390x run and its clean kernel log.
+# case of the x86_64, arm64 and s390x runs and each one's clean kernel log.
 # Exits non-zero when anything failed.
 set -uo pipefail
 . "$(dirname "$0")/../tools/lib.sh"
@@ -128,6 +129,13 @@ run_gate() {
 	grep -E '^(FAIL|tree-safety:)' "$LOGS/tree-safety.log" | sed 's/^/    /'
 	add_counts "$(tail -n 1 "$LOGS/tree-safety.log")"
 
+	# The five first mistakes of a newcomer (not root, not bookworm, no
+	# tarball, no tree, a dirty tree) each give one clear error line (one
+	# case each).
+	stage newcomer "$TOP/ci/newcomer.sh"
+	grep -E '^(FAIL|newcomer:)' "$LOGS/newcomer.log" | sed 's/^/    /'
+	add_counts "$(tail -n 1 "$LOGS/newcomer.log")"
+
 	# The golden table in the series is what the model generates.
 	stage vectors "$TOP/tools/vectors.sh" --check
 	add_counts "$(tail -n 1 "$LOGS/vectors.log")"
@@ -212,17 +220,25 @@ run_gate() {
 	grep -aE '^(blktests|nvme/[0-9]+ .*\[failed\])' "$LOGS/blktests.log" | sed 's/^/    /'
 	add_counts "$(grep -aE '^blktests: [0-9]+ passed' "$LOGS/blktests.log" || echo "no counts")"
 
-	# The suites under QEMU on s390x with KASAN and UBSAN: big-endian, the
-	# golden vectors' other column, and the sanitizers' run of the whole
-	# series (a report fails it). arm64 ("make kunit ARCH=arm64") is left
-	# to developers: it adds an instruction set but no byte order or word
-	# size the other runs lack, and its cold build would cost the gate
-	# about ten minutes.
-	stage kunit-s390 "$TOP/tools/sanitize.sh" s390
-	grep -E 'Built in|Testing complete|^s390-sanitizers' "$LOGS/kunit-s390.log" | sed 's/^/    /'
+	# The suites as "make kunit" runs them under QEMU on the two arches
+	# developers use, and on s390x with KASAN and UBSAN: big-endian,
+	# the golden vectors' other column, and the sanitizers' run of the
+	# whole series. One case per KUnit case, and one for each kernel log
+	# free of warnings, oopses and sanitizer reports.
+	kunit_stage kunit-x86_64 x86_64 make -s -C "$TOP" kunit ARCH=x86_64
+	kunit_stage kunit-arm64 arm64 make -s -C "$TOP" kunit ARCH=arm64
+	kunit_stage kunit-s390 s390-sanitizers make -s -C "$TOP" sanitize ARCH=s390
+}
+
+# kunit_stage NAME LABEL COMMAND...: COMMAND (a tools/kunit_checked.sh
+# run) as stage NAME, the counts of its LABEL added.
+kunit_stage() {
+	local name=$1 label=$2
+	stage "$name" "${@:3}"
+	grep -E "Built in|Testing complete|^$label" "$LOGS/$name.log" | sed 's/^/    /'
 	while read -r line; do
 		add_counts "$line"
-	done < <(grep -E '^s390-sanitizers(:| reports:) ' "$LOGS/kunit-s390.log" || echo "no counts")
+	done < <(grep -E "^$label(:| reports:) " "$LOGS/$name.log" || echo "no counts")
 }
 
 start=$(date +%s)

@@ -18,8 +18,7 @@ passed=0 failed=0
 
 rm -rf "$work"
 mkdir -p "$mine" "$checkout"
-git -C "$TOP" ls-files -z --cached --others --exclude-standard |
-	tar -C "$TOP" --null -T - -cf - | tar -C "$checkout" -xf - || die "cannot copy $TOP"
+copy_checkout "$checkout" || die "cannot copy $TOP"
 git -C "$mine" init -q -b master
 echo "my work" >"$mine/README"
 # The one line hash-diff looks for at GOOD before it starts.

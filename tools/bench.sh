@@ -70,7 +70,9 @@ raw() {
 	shift 3
 	local args=(run --arch="$arch" --build_dir="$dir" --kunitconfig="$config"
 		--qemu_config="$TOP/kunit/qemu-$arch.py" --jobs="$(nproc)")
-	[ "$arch" = arm64 ] && args+=(--cross_compile=aarch64-linux-gnu-)
+	local cross
+	cross=$(cross_compile "$arch") || exit
+	[ -z "$cross" ] || args+=(--cross_compile="$cross")
 	(cd "$TREE" && PYTHONDONTWRITEBYTECODE=1 python3 tools/testing/kunit/kunit.py \
 		"${args[@]}" "$@")
 }

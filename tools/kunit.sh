@@ -26,13 +26,7 @@ set -euo pipefail
 
 arch=${1:?usage: tools/kunit.sh x86_64|arm64|s390|um [kunit.py exec args...]}
 shift
-case "$arch" in
-x86_64) cross= ;;
-arm64) cross=aarch64-linux-gnu- ;;
-s390) cross=s390x-linux-gnu- ;;
-um) cross= ;;
-*) die "unknown arch '$arch' (x86_64, arm64, s390 or um)" ;;
-esac
+cross=$(cross_compile "$arch") || exit
 
 [ -e "$TREE/.git" ] || die "no kernel git tree at $TREE: run 'make prepare'"
 build_dir=${KUNIT_BUILD_DIR:-$TOP/build/kunit-$arch}

@@ -56,6 +56,15 @@ export CCACHE_DEPEND="${CCACHE_DEPEND:-1}"
 BRANCH_NAME="Multipath and ioprio branch maintainers"
 BRANCH_EMAIL="branch-maintainers@mphash-ioprio.invalid"
 
+# copy_checkout DEST: this checkout's files as they are (committed or not,
+# untracked ones too, ignored ones such as build/ left out) copied to DEST,
+# for checks that must not reach the checkout itself.
+copy_checkout() {
+	mkdir -p "$1" &&
+		git -C "$TOP" ls-files -z --cached --others --exclude-standard |
+		tar -C "$TOP" --null -T - -cf - | tar -C "$1" -xf -
+}
+
 # cat_if_changed OUT FILE...: OUT becomes the FILEs one after the other,
 # touched only when that changes it (builds compare its time).
 cat_if_changed() {
@@ -71,6 +80,18 @@ cat_if_changed() {
 # um_guest_kunitconfig OUT writes it.
 UM_GUEST_FRAGMENTS=("$TOP/kunit/vm.config" "$TOP/kunit/vm-um.config")
 um_guest_kunitconfig() { cat_if_changed "$1" "$TOP/.kunitconfig" "${UM_GUEST_FRAGMENTS[@]}"; }
+
+# cross_compile ARCH: the CROSS_COMPILE prefix for a kernel ARCH on this
+# (x86_64) host: empty for x86_64 and um; dies on an arch the branch does
+# not build. The arches and their compilers (tools/packages) in one place.
+cross_compile() {
+	case "$1" in
+	x86_64 | um) echo "" ;;
+	arm64) echo aarch64-linux-gnu- ;;
+	s390) echo s390x-linux-gnu- ;;
+	*) die "unknown arch '$1' (x86_64, arm64, s390 or um)" ;;
+	esac
+}
 
 # host_arch: the host's architecture as the kernel's ARCH names it.
 host_arch() { local m; m=$(uname -m); echo "${m/aarch64/arm64}"; }

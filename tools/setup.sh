@@ -18,7 +18,9 @@ if [ "${#missing[@]}" -eq 0 ]; then
 	info "all ${#PACKAGES[@]} packages present"
 	exit 0
 fi
-release=$(. /etc/os-release 2>/dev/null && echo "${ID:-unknown} ${VERSION_CODENAME:-}")
+# SETUP_OS_RELEASE: another os-release file (ci/newcomer.sh's fake one).
+release=$(. "${SETUP_OS_RELEASE:-/etc/os-release}" 2>/dev/null &&
+	echo "${ID:-unknown} ${VERSION_CODENAME:-}")
 [ "$release" = "debian bookworm" ] ||
 	die "missing packages (${missing[*]}), and this is '$release', not Debian bookworm, whose package names this list uses: install them by hand"
 [ "$(id -u)" -eq 0 ] || die "missing packages (${missing[*]}); run as root"

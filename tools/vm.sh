@@ -74,15 +74,16 @@ fi
 [ "$build_only" = 1 ] || [ -n "$init" ] || [ $# -gt 0 ] || die "usage: tools/vm.sh [--arch ARCH] [--build-only] -- COMMAND..."
 
 case "$arch" in
-x86_64) cross= image=arch/x86/boot/bzImage console=ttyS0
+x86_64) image=arch/x86/boot/bzImage console=ttyS0
 	qemu=(qemu-system-x86_64 -bios qboot.rom) ;;
-arm64) cross=aarch64-linux-gnu- image=arch/arm64/boot/Image console=ttyAMA0
+arm64) image=arch/arm64/boot/Image console=ttyAMA0
 	qemu=(qemu-system-aarch64 -machine virt -cpu cortex-a57) ;;
 um) [ -z "${VM_CONFIG_EXTRA:-}" ] ||
 	die "VM_CONFIG_EXTRA is for QEMU guests: the um guest's config is the per-commit check's" ;;
 *) die "unknown arch '$arch' (x86_64, arm64 or um)" ;;
 esac
 [ -e "$TREE/.git" ] || die "no kernel git tree at $TREE: run 'make prepare'"
+cross=$(cross_compile "$arch") || exit
 
 out=${VM_BUILD_DIR:-$TOP/build/vm-$arch}
 mkdir -p "$out"
