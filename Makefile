@@ -21,91 +21,91 @@ setup: ## [seconds] install the Debian packages the branch needs (only missing o
 	@$(TOOLS)/setup.sh
 
 prepare: setup ## [1-2 min] unpack the tarball into build/linux and apply the series (stops if the tree holds unexported work)
-	@$(TOOLS)/prepare.sh
+	@$(TOOLS)/tree/prepare.sh
 
 kunit: tree ## [minutes+] run the KUnit suites and count them; a warning or oops in the kernel log fails (ARCH=x86_64, arm64 or s390 under QEMU; ARCH=um natively as User Mode Linux)
-	@$(TOOLS)/kunit_checked.sh $(ARCH) $(ARCH) -
+	@$(TOOLS)/kunit/kunit_checked.sh $(ARCH) $(ARCH) -
 
 test: ## [50-70 min] the full gate (README lists its stages)
 	@ci/test.sh
 
 ##@ The tree and the series
 status: ## [seconds] fail if the tree holds work not exported to kernel-patches/
-	@$(TOOLS)/status.sh
+	@$(TOOLS)/tree/status.sh
 
 export: ## [seconds] write the tree's commits back to kernel-patches/
-	@$(TOOLS)/export.sh
+	@$(TOOLS)/tree/export.sh
 
 checkpatch: tree ## [minutes] checkpatch --strict and Fixes: tags on every patch
-	@$(TOOLS)/checkpatch.sh
+	@$(TOOLS)/tree/checkpatch.sh
 
 sendable: prepare ## [seconds] write each group as a ready-to-send set (cover letter + patches) in build/send/GROUP/
-	@$(TOOLS)/sendable.sh
+	@$(TOOLS)/tree/sendable.sh
 
 percommit: prepare ## [15-35 min] build and test every commit of the series on its own (User Mode Linux; PERCOMMIT_ARCH=x86_64: QEMU; PERCOMMIT_SANITIZE=1: KASAN + UBSAN)
 	@ci/percommit.sh
 
 reset-tree: ## [seconds] delete build/linux (refuses while it holds unexported work, and any tree the tools did not make)
-	@$(TOOLS)/reset_tree.sh
+	@$(TOOLS)/tree/reset_tree.sh
 
 # What the targets that build and run the tree depend on: prepare, except
 # that a tree holding unexported work is built as it is, with a note.
 tree: setup
-	@$(TOOLS)/prepare.sh --keep-work
+	@$(TOOLS)/tree/prepare.sh --keep-work
 
 ##@ KUnit runs
 kunit-all: tree ## [4 x kunit] run the KUnit suites on every arch: um, x86_64, arm64 and s390
-	@for a in um x86_64 arm64 s390; do $(TOOLS)/kunit.sh $$a || exit 1; done
+	@for a in um x86_64 arm64 s390; do $(TOOLS)/kunit/kunit.sh $$a || exit 1; done
 
 sanitize: tree ## [minutes+] the suites under KASAN + UBSAN, failing on any report (ARCH=x86_64, arm64, s390 or um)
-	@$(TOOLS)/sanitize.sh $(ARCH) kasan
+	@$(TOOLS)/kunit/sanitize.sh $(ARCH) kasan
 
 kcsan: tree ## [minutes+] every suite under KCSAN, failing on any report (ARCH=x86_64 or arm64)
-	@$(TOOLS)/sanitize.sh $(ARCH) kcsan
+	@$(TOOLS)/kunit/sanitize.sh $(ARCH) kcsan
 
 ##@ Guests (the branch kernel booted under QEMU or as User Mode Linux)
 vm: tree ## [a minute+] boot the branch kernel in a guest on the host's root (read-only) and run CMD: make vm CMD='uname -a' (ARCH=x86_64, arm64 or um)
-	@$(TOOLS)/vm.sh --arch $(ARCH) -- $(CMD)
+	@$(TOOLS)/guest/vm.sh --arch $(ARCH) -- $(CMD)
 
 shell: tree ## [a minute+] an interactive shell in a guest on the branch kernel (ARCH=um or x86_64; arm64 too); leaving it powers the guest off
-	@$(TOOLS)/vm.sh --arch $(ARCH) --interactive
+	@$(TOOLS)/guest/vm.sh --arch $(ARCH) --interactive
 
 rootfs: tree ## [minutes+] build (or check) the guest kernel and the Debian root of a guest not of the host's arch: make rootfs ARCH=arm64
-	@$(TOOLS)/vm.sh --arch $(ARCH) --build-only
+	@$(TOOLS)/guest/vm.sh --arch $(ARCH) --build-only
 
 selftests: tree ## [minutes+] the four forwarding selftests of the series (custom hash, GRE, ip6gre; which nexthop packets leave by), the ioprio end-to-end check and the NVMe/TCP offload end-to-end check, in guests (ARCH=x86_64, arm64 or um)
-	@$(TOOLS)/selftests.sh --arch $(ARCH)
+	@$(TOOLS)/guest/selftests.sh --arch $(ARCH)
 	@$(MAKE) -s ioprio-e2e
 	@$(MAKE) -s nvme-e2e
 
 um-fp: tree ## [seconds+] in a User Mode Linux guest (whatever ARCH says): SSE, AVX and AVX-512 registers survive thread switches, fork and signal handlers
-	@$(TOOLS)/um_fp.sh
+	@$(TOOLS)/guest/um_fp.sh
 
 ioprio-e2e: tree ## [a minute+] the ioprio end-to-end check alone, in a guest (null_blk, mq-deadline, cgroup v2; ARCH=x86_64, arm64 or um)
-	@$(TOOLS)/vm.sh --arch $(ARCH) -- $(TOOLS)/ioprio_guest.sh
+	@$(TOOLS)/guest/vm.sh --arch $(ARCH) -- $(TOOLS)/guest/ioprio_guest.sh
 
 nvme-e2e: tree ## [a minute+] in a guest, nvmet over TCP on 127.0.0.1: connect, data 512 B-1 MiB and disconnect through tcp_offload (software device on lo) and tcp, without and with digests; target faults and injected faults on tcp_offload
-	@$(TOOLS)/vm.sh --arch $(ARCH) -- $(TOOLS)/nvme_guest.sh
+	@$(TOOLS)/guest/vm.sh --arch $(ARCH) -- $(TOOLS)/nvme/nvme_guest.sh
 
 nvme-load: tree ## [minutes+] in an x86_64 QEMU guest (2 CPUs): fio, 4 jobs at queue depth 32, 512 B-1 MiB random writes verified by crc32c, through tcp_offload and tcp with and without digests, then on tcp_offload with a fault injected mid-stream and a final verify
-	@VM_MEMORY=3072 $(TOOLS)/vm.sh --arch x86_64 -- $(TOOLS)/nvme_load_guest.sh
+	@VM_MEMORY=3072 $(TOOLS)/guest/vm.sh --arch x86_64 -- $(TOOLS)/nvme/nvme_load_guest.sh
 
 blktests: tree ## [15 min+] blktests' nvme group in an x86_64 QEMU guest, host on tcp then on tcp_offload, target nvmet-tcp (BLKTESTS=path to a blktests checkout, default ../shared/blktests)
-	@$(TOOLS)/blktests.sh
+	@$(TOOLS)/nvme/blktests.sh
 
 nvme-kmemleak: tree ## [minutes+] not in the gate: nvme-e2e in a QEMU guest with kmemleak and the transport as modules, their unload and reload, then no leak allocated through the NVMe host or target (ARCH=x86_64; arm64 not tried)
 	@VM_BUILD_DIR=$(CURDIR)/build/vm-$(ARCH)-kmemleak VM_CONFIG_EXTRA=$(CURDIR)/kunit/kmemleak.config \
-		$(TOOLS)/vm.sh --arch $(ARCH) -- $(TOOLS)/nvme_kmemleak_guest.sh $(CURDIR)/build/vm-$(ARCH)-kmemleak
+		$(TOOLS)/guest/vm.sh --arch $(ARCH) -- $(TOOLS)/nvme/nvme_kmemleak_guest.sh $(CURDIR)/build/vm-$(ARCH)-kmemleak
 
 ##@ Hash model, golden vectors and hash regressions
-model: ## [seconds] build the multipath hash model (tools/mphash) and run its unit tests
-	@$(MAKE) -s -C $(TOOLS)/mphash check
+model: ## [seconds] build the multipath hash model (tools/hash/mphash) and run its unit tests
+	@$(MAKE) -s -C $(TOOLS)/hash/mphash check
 
 vectors: prepare ## [seconds] regenerate the golden vectors in the tree from the model
-	@$(TOOLS)/vectors.sh --write
+	@$(TOOLS)/hash/vectors.sh --write
 
 vectors-check: tree ## [seconds] check the tree's golden vectors equal the model's output
-	@$(TOOLS)/vectors.sh --check
+	@$(TOOLS)/hash/vectors.sh --check
 
 hash-diff: ## [minutes+ per step] did GOOD..BAD of any tree (Linux 6.11+) move flows, and which commit: make hash-diff TREE_UNDER_TEST=dir GOOD=rev BAD=rev [EACH=1: a row per commit] (your tree is never changed)
 	@$(TOOLS)/hash/hash_diff.sh $(if $(filter 1,$(EACH)),--each) "$(TREE_UNDER_TEST)" "$(GOOD)" "$(BAD)"
@@ -115,4 +115,4 @@ hash-diff-demo: prepare ## [minutes+] prove hash-diff on a synthetic history on 
 
 ##@ Figures
 bench: prepare ## [minutes+] figures, no pass/fail: hash cost per policy (ARCH=um: native), turnaround vs raw kunit.py, NVMe tcp_offload vs tcp in a guest (BENCH=hash|turnaround|nvme, BENCH_COLD=0)
-	@BENCH_ARCH=$(ARCH) $(TOOLS)/bench.sh $(BENCH)
+	@BENCH_ARCH=$(ARCH) $(TOOLS)/kunit/bench.sh $(BENCH)

@@ -61,12 +61,12 @@ expect "not bookworm" "this is 'ubuntu noble', not Debian bookworm" \
 dir=$(scratch no-tarball)
 sed -i 's|^tarball=.*|tarball=/nonexistent/linux-source-6.12.tar.xz|' "$dir/kernel-patches/BASE"
 expect "tarball missing" "/nonexistent/linux-source-6.12.tar.xz is missing: run 'make setup'$" \
-	env -u TREE "$dir/tools/prepare.sh"
+	env -u TREE "$dir/tools/tree/prepare.sh"
 [ ! -e "$dir/build/linux" ] || { echo "FAIL tarball missing: a tree was made"; failed=$((failed + 1)); }
 
 dir=$(scratch not-prepared)
 expect "run before prepare" "no kernel git tree at $dir/build/linux: run 'make prepare'$" \
-	env -u TREE "$dir/tools/kunit.sh" um
+	env -u TREE "$dir/tools/kunit/kunit.sh" um
 
 # A tree as prepare leaves it (its base tag and marker), then edited.
 dir=$(scratch dirty-tree)
@@ -79,7 +79,7 @@ git -C "$tree" tag "$BASE_TAG"
 echo "made by ci/newcomer.sh" >"$tree/.git/$MADE_BY_NAME"
 echo "int y;" >>"$tree/file.c"
 expect "dirty tree" "$tree: it has uncommitted changes.*prepare leaves it alone" \
-	env -u TREE "$dir/tools/prepare.sh"
+	env -u TREE "$dir/tools/tree/prepare.sh"
 grep -q "int y;" "$tree/file.c" || { echo "FAIL dirty tree: the edit is gone"; failed=$((failed + 1)); }
 
 echo "newcomer: $passed passed, $failed failed"

@@ -3,9 +3,9 @@
 # incrementally, run the KUnit suites present at that commit (a commit
 # before the first suite only has to build; its "pass" column shows "-"),
 # run checkpatch on its patch and kernel-doc on the files it touches (new
-# warnings fail, tools/kerneldoc.sh), and compile the .c files it touches
+# warnings fail, tools/tree/kerneldoc.sh), and compile the .c files it touches
 # that its config builds again with W=1 and sparse (C=2) before and after
-# it (tools/compile_warnings.sh; a warning the parent did not have fails,
+# it (tools/tree/compile_warnings.sh; a warning the parent did not have fails,
 # line numbers left out: the W=1 column for gcc's, the sparse column for
 # sparse's; the first commit's parent is built first for this). Prints a
 # table and fails naming the first bad commit.
@@ -16,7 +16,7 @@
 # rest. Its config also holds the options of the UML guest (tools/lib.sh,
 # UM_GUEST_FRAGMENTS): every commit builds them, and the gate's guests
 # boot the last commit's build (ci/test.sh). PERCOMMIT_ARCH=x86_64 (or any
-# arch tools/kunit.sh knows) walks the series under QEMU instead. A warning or oops in a commit's kernel log
+# arch tools/kunit/kunit.sh knows) walks the series under QEMU instead. A warning or oops in a commit's kernel log
 # fails it even when every case passed, as does a compiler warning (build
 # column WARN). PERCOMMIT_SANITIZE=1 builds every commit with KASAN and
 # UBSAN (kunit/sanitizers.config), whose reports then fail it too; the gate
@@ -29,7 +29,7 @@
 # returning to the branch at the end) and in the arch's build folder, so
 # each step rebuilds only what the commit touched. Needs a tree in step
 # with kernel-patches/ (make prepare; make status). PERCOMMIT_LAST=N checks
-# only the last N commits (tools/bench.sh uses it).
+# only the last N commits (tools/kunit/bench.sh uses it).
 set -uo pipefail
 . "$(dirname "$0")/../tools/lib.sh"
 require_tools_tree "$TREE"
@@ -49,7 +49,7 @@ else
 	build_dir="$TOP/build/kunit-$ARCH"
 fi
 mkdir -p "$LOGS"
-"$TOP/tools/status.sh" >/dev/null || die "the tree is not in step with kernel-patches/ (make status)"
+"$TOP/tools/tree/status.sh" >/dev/null || die "the tree is not in step with kernel-patches/ (make status)"
 branch=$(git -C "$TREE" symbolic-ref -q --short HEAD) || die "the tree is not on a branch"
 trap 'git -C "$TREE" checkout -q "$branch"' EXIT
 
@@ -85,7 +85,7 @@ touched_c() {
 compile_check() {
 	local files
 	mapfile -t files < <(touched_c "$1")
-	"$TOP/tools/compile_warnings.sh" "$ARCH" "$build_dir" "${files[@]}" >"$2"
+	"$TOP/tools/tree/compile_warnings.sh" "$ARCH" "$build_dir" "${files[@]}" >"$2"
 }
 
 # new_warnings BEFORE AFTER KIND: the lines of AFTER that BEFORE lacks (as
@@ -111,7 +111,7 @@ parent=$(git -C "$TREE" rev-parse "${commits[$first]}^")
 git -C "$TREE" checkout -q --detach "$parent"
 kunitconfig_at "$parent" "$LOGS/parent.kunitconfig"
 KUNITCONFIG="$LOGS/parent.kunitconfig" KUNIT_BUILD_ONLY=1 KUNIT_BUILD_DIR=$build_dir \
-	KUNIT_ALLOW_WARNINGS=1 "$TOP/tools/kunit.sh" "$ARCH" >"$LOGS/parent.kunit.log" 2>&1 ||
+	KUNIT_ALLOW_WARNINGS=1 "$TOP/tools/kunit/kunit.sh" "$ARCH" >"$LOGS/parent.kunit.log" 2>&1 ||
 	die "the first checked commit's parent ${parent:0:12} does not build ($LOGS/parent.kunit.log)"
 for i in "${!commits[@]}"; do
 	[ "$i" -ge "$first" ] || continue
@@ -133,22 +133,22 @@ for i in "${!commits[@]}"; do
 	start=$(date +%s)
 	# checkpatch reads the tree at this commit, as the build does: it runs
 	# beside the build, on the core the build leaves idle while linking.
-	"$TOP/tools/checkpatch.sh" "$PATCH_DIR/${patches[$i]}" >"$LOGS/$n.checkpatch.log" 2>&1 &
+	"$TOP/tools/tree/checkpatch.sh" "$PATCH_DIR/${patches[$i]}" >"$LOGS/$n.checkpatch.log" 2>&1 &
 	checkpatch_pid=$!
-	"$TOP/tools/kerneldoc.sh" "$c" >"$LOGS/$n.kerneldoc.log" 2>&1 &
+	"$TOP/tools/tree/kerneldoc.sh" "$c" >"$LOGS/$n.kerneldoc.log" 2>&1 &
 	kerneldoc_pid=$!
 	rm -f "$build_dir/test.log"
 	log=-
 	if grep -q '_KUNIT_TEST=' "$LOGS/$n.kunitconfig"; then
 		KUNITCONFIG="$LOGS/$n.kunitconfig" KUNIT_RESULTS="$LOGS/$n.json" \
 			KUNIT_BUILD_DIR=$build_dir KUNIT_TIMEOUT=1800 \
-			"$TOP/tools/kunit.sh" "$ARCH" >"$LOGS/$n.kunit.log" 2>&1
+			"$TOP/tools/kunit/kunit.sh" "$ARCH" >"$LOGS/$n.kunit.log" 2>&1
 		if [ -f "$LOGS/$n.json" ]; then
-			# tools/kunit.sh writes the results, then fails a build
+			# tools/kunit/kunit.sh writes the results, then fails a build
 			# that warned.
 			build=ok
 			! grep -q 'compiler warnings (listed above)' "$LOGS/$n.kunit.log" || build=WARN
-			counts=$("$TOP/tools/kunit_counts.py" "x=$LOGS/$n.json" | head -n 1)
+			counts=$("$TOP/tools/kunit/kunit_counts.py" "x=$LOGS/$n.json" | head -n 1)
 			read -r p f <<<"$(counts "$counts")"
 			# A sanitizer report or a warning fails the commit even
 			# when every case passed.
@@ -165,7 +165,7 @@ for i in "${!commits[@]}"; do
 		fi
 	elif KUNITCONFIG="$LOGS/$n.kunitconfig" KUNIT_BUILD_ONLY=1 \
 		KUNIT_BUILD_DIR=$build_dir \
-		"$TOP/tools/kunit.sh" "$ARCH" >"$LOGS/$n.kunit.log" 2>&1; then
+		"$TOP/tools/kunit/kunit.sh" "$ARCH" >"$LOGS/$n.kunit.log" 2>&1; then
 		# No suite of the branch exists at this commit: it must build.
 		build=ok p=- f=0
 	else

@@ -106,17 +106,17 @@ run_gate() {
 	fi
 
 	# The hash model's own unit tests need no kernel.
-	stage model make -s -C "$TOP/tools/mphash" check
+	stage model make -s -C "$TOP/tools/hash/mphash" check
 	add_counts "$(tail -n 1 "$LOGS/model.log")"
 
-	if ! stage prepare "$TOP/tools/prepare.sh"; then
+	if ! stage prepare "$TOP/tools/tree/prepare.sh"; then
 		failed=$((failed + 1))
 		return
 	fi
 
 	# Import then export without edits must give the patches back byte for
 	# byte: the freshly prepared tree must be in step with kernel-patches/.
-	if stage roundtrip "$TOP/tools/status.sh"; then
+	if stage roundtrip "$TOP/tools/tree/status.sh"; then
 		passed=$((passed + 1))
 	else
 		failed=$((failed + 1))
@@ -137,7 +137,7 @@ run_gate() {
 	add_counts "$(tail -n 1 "$LOGS/newcomer.log")"
 
 	# The golden table in the series is what the model generates.
-	stage vectors "$TOP/tools/vectors.sh" --check
+	stage vectors "$TOP/tools/hash/vectors.sh" --check
 	add_counts "$(tail -n 1 "$LOGS/vectors.log")"
 
 	# Every commit on its own (bisectability), as User Mode Linux: one
@@ -167,14 +167,14 @@ run_gate() {
 	# class and event; a class the CPU lacks is skipped, not counted).
 	# First of the guest stages: if User Mode Linux cannot start a
 	# process on this host, its line says why.
-	stage um-fp "$TOP/tools/um_fp.sh"
+	stage um-fp "$TOP/tools/guest/um_fp.sh"
 	grep -aE '^(FAIL|SKIP|um-fp:|Host FP)|vm.sh:' "$LOGS/um-fp.log" | sed 's/^/    /'
 	add_counts "$(grep -aE '^um-fp: ' "$LOGS/um-fp.log" || echo "no counts")"
-	stage selftest "$TOP/tools/selftests.sh" --arch um custom_multipath_hash.sh \
+	stage selftest "$TOP/tools/guest/selftests.sh" --arch um custom_multipath_hash.sh \
 		multipath_hash_paths.sh
 	grep -E '^(==|    TEST: .*FAIL|selftests:)' "$LOGS/selftest.log" | sed 's/^/    /'
 	add_counts "$(grep -E '^selftests: ' "$LOGS/selftest.log" || echo "no counts")"
-	stage ioprio-e2e "$TOP/tools/vm.sh" --arch um -- "$TOP/tools/ioprio_guest.sh"
+	stage ioprio-e2e "$TOP/tools/guest/vm.sh" --arch um -- "$TOP/tools/guest/ioprio_guest.sh"
 	grep -E 'MISMATCH|^ioprio-e2e:' "$LOGS/ioprio-e2e.log" | sed 's/^/    /'
 	add_counts "$(grep -E '^ioprio-e2e: ' "$LOGS/ioprio-e2e.log" || echo "no counts")"
 	# The ioprio check from copies of this checkout under /tmp and /root,
@@ -185,7 +185,7 @@ run_gate() {
 	# I/O through the tcp_offload transport and the software offload
 	# device to the in-kernel target, and through tcp for comparison:
 	# one case per connect, data size and disconnect.
-	stage nvme-e2e "$TOP/tools/vm.sh" --arch um -- "$TOP/tools/nvme_guest.sh"
+	stage nvme-e2e "$TOP/tools/guest/vm.sh" --arch um -- "$TOP/tools/nvme/nvme_guest.sh"
 	grep -E '^(FAIL|nvme-e2e:)' "$LOGS/nvme-e2e.log" | sed 's/^/    /'
 	add_counts "$(grep -E '^nvme-e2e: ' "$LOGS/nvme-e2e.log" || echo "no counts")"
 	unset VM_BUILD_DIR
@@ -212,11 +212,11 @@ run_gate() {
 	# through tcp_offload and tcp, with faults mid-stream (one case per
 	# workload and fault); then blktests' nvme group with the host on
 	# tcp, then on tcp_offload, each test of it that ran a case.
-	stage nvme-load env VM_MEMORY=3072 "$TOP/tools/vm.sh" --arch x86_64 -- \
-		"$TOP/tools/nvme_load_guest.sh"
+	stage nvme-load env VM_MEMORY=3072 "$TOP/tools/guest/vm.sh" --arch x86_64 -- \
+		"$TOP/tools/nvme/nvme_load_guest.sh"
 	grep -aE '^(ok|FAIL|  |nvme-load:)' "$LOGS/nvme-load.log" | sed 's/^/    /'
 	add_counts "$(grep -aE '^nvme-load: [0-9]+ passed' "$LOGS/nvme-load.log" || echo "no counts")"
-	stage blktests "$TOP/tools/blktests.sh"
+	stage blktests "$TOP/tools/nvme/blktests.sh"
 	grep -aE '^(blktests|nvme/[0-9]+ .*\[failed\])' "$LOGS/blktests.log" | sed 's/^/    /'
 	add_counts "$(grep -aE '^blktests: [0-9]+ passed' "$LOGS/blktests.log" || echo "no counts")"
 
@@ -230,7 +230,7 @@ run_gate() {
 	kunit_stage kunit-s390 s390-sanitizers make -s -C "$TOP" sanitize ARCH=s390
 }
 
-# kunit_stage NAME LABEL COMMAND...: COMMAND (a tools/kunit_checked.sh
+# kunit_stage NAME LABEL COMMAND...: COMMAND (a tools/kunit/kunit_checked.sh
 # run) as stage NAME, the counts of its LABEL added.
 kunit_stage() {
 	local name=$1 label=$2

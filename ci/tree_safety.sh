@@ -75,8 +75,8 @@ refused "make export TREE=mine" make -s export TREE="$mine"
 refused "make reset-tree TREE=mine" make -s reset-tree TREE="$mine"
 refused "make vectors TREE=mine" make -s vectors TREE="$mine"
 refused "make percommit TREE=mine" make -s percommit TREE="$mine"
-refused "tools/export.sh with TREE=mine" env TREE="$mine" tools/export.sh
-refused "tools/vectors.sh --write with TREE=mine" env TREE="$mine" tools/vectors.sh --write
+refused "tools/tree/export.sh with TREE=mine" env TREE="$mine" tools/tree/export.sh
+refused "tools/hash/vectors.sh --write with TREE=mine" env TREE="$mine" tools/hash/vectors.sh --write
 refused "make prepare TREE=new-tree (new-tree.partial is mine)" make -s prepare TREE="$work/new-tree"
 
 out=$(cd "$checkout" && make -s hash-diff 2>&1)

@@ -31,7 +31,7 @@ made_by_tools() {
 	esac
 	return 1
 }
-mark_made_by_tools() { echo "made by $TOP/tools/prepare.sh" >"$1/.git/$MADE_BY_NAME"; }
+mark_made_by_tools() { echo "made by $TOP/tools/tree/prepare.sh" >"$1/.git/$MADE_BY_NAME"; }
 
 # require_tools_tree DIR: die unless DIR is absent or a tree the tools made.
 require_tools_tree() {

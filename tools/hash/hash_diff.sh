@@ -52,7 +52,7 @@ probe() {
 	echo "$PROBE_RULE" >>"$CLONE/net/ipv4/Makefile"
 	TREE=$CLONE KUNIT_ALLOW_WARNINGS=1 KUNIT_BUILD_DIR="$BUILD_DIR" \
 		KUNITCONFIG="$KCONFIG" KUNIT_RESULTS="$RESULTS/$c.json" \
-		"$TOP/tools/kunit.sh" "$ARCH" mphash_probe >"$RESULTS/$c.log" 2>&1 || rc=$?
+		"$TOP/tools/kunit/kunit.sh" "$ARCH" mphash_probe >"$RESULTS/$c.log" 2>&1 || rc=$?
 	git -C "$CLONE" checkout -q -- net/ipv4/Makefile
 	rm -f "$CLONE/$PROBE_DEST"
 	grep -ao 'mphash: .*' "$BUILD_DIR/test.log" 2>/dev/null | tr -d '\r' |

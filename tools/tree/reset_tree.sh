@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
 # Delete the prepared tree ($TREE, build/linux by default), so that the next
 # "make prepare" unpacks it anew. Refuses a folder the tools did not make,
-# a tree holding work that is not exported (tools/status.sh), and one with
+# a tree holding work that is not exported (tools/tree/status.sh), and one with
 # work that status.sh does not look at: stashes, branches other than
 # master and the group branches, linked worktrees.
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 if [ ! -e "$TREE" ]; then
 	info "no tree at $TREE: nothing to delete"
 	exit 0
 fi
 require_tools_tree "$TREE"
-"$TOP/tools/status.sh" >/dev/null || {
-	"$TOP/tools/status.sh"
+"$TOP/tools/tree/status.sh" >/dev/null || {
+	"$TOP/tools/tree/status.sh"
 	die "the tree holds work not in kernel-patches/: 'make export' it, or discard it in the tree, first"
 }
 [ -z "$(git -C "$TREE" stash list)" ] || die "the tree has stashes ('git stash list'); drop them first"

@@ -2,9 +2,9 @@
 # Run the branch's suites for one architecture under a sanitizer, in its own
 # build folder (build/kunit-ARCH-sanitizers or -kcsan), and fail when the
 # kernel log holds any report, even if every test case passed
-# (tools/kunit_checked.sh).
+# (tools/kunit/kunit_checked.sh).
 #
-#   tools/sanitize.sh ARCH [kasan|kcsan] [kunit.py run arguments...]
+#   tools/kunit/sanitize.sh ARCH [kasan|kcsan] [kunit.py run arguments...]
 #
 # ARCH is x86_64, arm64, s390 or um (User Mode Linux, on an x86_64 host).
 #
@@ -12,9 +12,9 @@
 # kcsan: the concurrency sanitizer, kunit/kcsan.config. Either fragment is
 # layered on .kunitconfig.
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
-arch=${1:?usage: tools/sanitize.sh ARCH [kasan|kcsan] [kunit.py args...]}
+arch=${1:?usage: tools/kunit/sanitize.sh ARCH [kasan|kcsan] [kunit.py args...]}
 kind=${2:-kasan}
 shift $(($# < 2 ? $# : 2))
 case "$kind" in
@@ -23,4 +23,4 @@ kcsan) name=kcsan fragment="$TOP/kunit/kcsan.config" ;;
 *) die "unknown sanitizer '$kind' (kasan or kcsan)" ;;
 esac
 
-exec "$TOP/tools/kunit_checked.sh" "$arch-$name" "$arch" "$fragment" "$@"
+exec "$TOP/tools/kunit/kunit_checked.sh" "$arch-$name" "$arch" "$fragment" "$@"

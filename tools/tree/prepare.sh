@@ -12,15 +12,15 @@
 # folder the tools did not make (tools/lib.sh, require_tools_tree) is
 # refused either way.
 #
-#   tools/prepare.sh [--keep-work]
+#   tools/tree/prepare.sh [--keep-work]
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 keep_work=0
 case "${1:-}" in
 "") ;;
 --keep-work) keep_work=1 ;;
-*) die "usage: tools/prepare.sh [--keep-work]" ;;
+*) die "usage: tools/tree/prepare.sh [--keep-work]" ;;
 esac
 
 TARBALL=$(base_field tarball)

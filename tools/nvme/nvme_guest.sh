@@ -1,9 +1,9 @@
 #!/bin/bash
-# The NVMe/TCP offload end-to-end check, inside a guest of tools/vm.sh
+# The NVMe/TCP offload end-to-end check, inside a guest of tools/guest/vm.sh
 # (never on the host: it needs the in-kernel NVMe target and configfs of
 # its own).
 #
-# The target (tools/nvme_target.sh): nvmet over TCP on 127.0.0.1:4420, one
+# The target (tools/nvme/nvme_target.sh): nvmet over TCP on 127.0.0.1:4420, one
 # namespace on a memory-backed null_blk device of 512-byte blocks made
 # through configfs. The host: the "tcp_offload" transport through the
 # software offload device on lo, and for comparison "tcp", each without

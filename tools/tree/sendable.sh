@@ -5,11 +5,11 @@
 # numbered within the group, with the group's subject prefix
 # ("[PATCH net 1/6]"). The tree must be in step with kernel-patches/.
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 require_tools_tree "$TREE"
 
 OUT="$TOP/build/send"
-"$TOP/tools/status.sh" >/dev/null || die "the tree is not in step with kernel-patches/ (make status)"
+"$TOP/tools/tree/status.sh" >/dev/null || die "the tree is not in step with kernel-patches/ (make status)"
 rm -rf "$OUT"
 
 # fill_cover FILE LETTER: put the letter's subject (first line) and body

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Count the test cases in kunit.py --json result files.
 
-    tools/kunit_counts.py LABEL=FILE [LABEL=FILE ...]
+    tools/kunit/kunit_counts.py LABEL=FILE [LABEL=FILE ...]
 
 Prints one line per file ("x86_64: 130 passed, 0 failed, 0 skipped") and
 the failing cases by name. A missing or unreadable file counts as one

@@ -4,11 +4,11 @@
 # packages tools/packages marks "guest", for that architecture, from the archive
 # apt is configured to use, in build/rootfs-ARCH.
 #
-#   tools/rootfs.sh ARCH
+#   tools/guest/rootfs.sh ARCH
 #
 # debootstrap's first stage (download and unpack; nothing of ARCH runs)
 # runs on the host. Its second stage (the maintainer scripts, ARCH
-# programs) runs inside an ARCH guest that tools/vm.sh boots on the new
+# programs) runs inside an ARCH guest that tools/guest/vm.sh boots on the new
 # root, exported writable for that one boot: no qemu-user, no binfmt_misc,
 # nothing of the host's kernel. Later guests get the root read-only.
 #
@@ -19,9 +19,9 @@
 # complete one whose rename was cut short is taken. One build at a time: a
 # second run waits for the lock.
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
-arch=${1:?usage: tools/rootfs.sh ARCH}
+arch=${1:?usage: tools/guest/rootfs.sh ARCH}
 case "$arch" in
 arm64) debian_arch=arm64 ;;
 x86_64) debian_arch=amd64 ;;
@@ -32,7 +32,7 @@ esac
 SUITE=bookworm
 root="$TOP/build/rootfs-$arch"
 new="$root.new"
-# One build at a time, and none while a guest runs on the root: tools/vm.sh
+# One build at a time, and none while a guest runs on the root: tools/guest/vm.sh
 # holds this lock (ROOTFS_LOCKED=1) for as long as its guest runs.
 if [ -z "${ROOTFS_LOCKED:-}" ]; then
 	mkdir -p "$TOP/build"
@@ -46,7 +46,7 @@ STAGE2=/sbin/rootfs-second-stage
 # an LXC container, the one case in which it skips its check that the
 # target can hold working device nodes. debootstrap unmounts /proc when it
 # ends, so it is mounted again for the power-off; the marker line is the
-# one tools/vm.sh reads its exit status from. Should the power-off fail,
+# one tools/guest/vm.sh reads its exit status from. Should the power-off fail,
 # PID 1 exits: the kernel panics, and with panic=-1 and QEMU's -no-reboot
 # the guest ends.
 STAGE2_SCRIPT=$(cat <<'EOF'
@@ -104,7 +104,7 @@ printf '%s\n' "$STAGE2_SCRIPT" >"$new$STAGE2"
 chmod 755 "$new$STAGE2"
 
 info "second stage: in an $arch guest (build/rootfs-$arch.log)"
-"$TOP/tools/vm.sh" --arch "$arch" --root "$new" --writable-root --init "$STAGE2" \
+"$TOP/tools/guest/vm.sh" --arch "$arch" --root "$new" --writable-root --init "$STAGE2" \
 	>>"$TOP/build/rootfs-$arch.log" 2>&1 8>&- 9>&- || {
 	tail -n 20 "$TOP/build/rootfs-$arch.log" >&2
 	die "debootstrap's second stage failed (build/rootfs-$arch.log)"

@@ -1,9 +1,9 @@
 #!/bin/bash
-# blktests' nvme group inside an x86_64 guest of tools/vm.sh (never on the
+# blktests' nvme group inside an x86_64 guest of tools/guest/vm.sh (never on the
 # host: it makes NVMe targets, loop devices and XFS file systems of its
-# own). tools/blktests.sh boots it.
+# own). tools/nvme/blktests.sh boots it.
 #
-#   tools/blktests_guest.sh BLKTESTS_TREE KERNEL_BUILD ROUND...
+#   tools/nvme/blktests_guest.sh BLKTESTS_TREE KERNEL_BUILD ROUND...
 #
 # BLKTESTS_TREE is a built, patched copy of blktests (read-only here: the
 # results go to the guest's /tmp); KERNEL_BUILD the guest kernel's build

@@ -4,7 +4,7 @@
 # commits not exported. Exits 1 when it does, so nothing is lost with the
 # machine; 0 when the tree is in step (or behind, or absent).
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 if [ ! -d "$TREE/.git" ]; then
 	info "no prepared tree at $TREE; nothing to export"

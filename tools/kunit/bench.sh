@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
 # Benchmarks. They print figures; nothing here passes or fails on a time.
 #
-#   tools/bench.sh hash        cost of the multipath hash per policy: the
+#   tools/kunit/bench.sh hash        cost of the multipath hash per policy: the
 #                              suite net_multipath_hash_bench on x86_64
 #                              under QEMU, or BENCH_ARCH=um: natively, as
-#                              User Mode Linux (any arch tools/kunit.sh runs)
-#   tools/bench.sh turnaround  this project's commands next to raw kunit.py
+#                              User Mode Linux (any arch tools/kunit/kunit.sh runs)
+#   tools/kunit/bench.sh turnaround  this project's commands next to raw kunit.py
 #                              doing the same work, timed in the same run
-#   tools/bench.sh nvme        fio 4 KiB random reads and writes through
+#   tools/kunit/bench.sh nvme        fio 4 KiB random reads and writes through
 #                              tcp_offload (the software offload device)
 #                              and through tcp, in one x86_64 QEMU guest
 #                              with two CPUs: median and spread of
 #                              NVME_BENCH_RUNS=N (5) runs of
 #                              NVME_BENCH_SECONDS=N (10) each
-#   tools/bench.sh             hash and turnaround
+#   tools/kunit/bench.sh             hash and turnaround
 #
 # Turnaround compares, each as ours / raw: cold build + run per arch (fresh
 # build folders; ours goes through ccache, raw kunit.py does not), build +
@@ -24,7 +24,7 @@
 # how many of the last commits the per-commit rows walk. Logs and folders:
 # build/logs/bench/, build/bench/.
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 require_tools_tree "$TREE"
 
 LOGS="$TOP/build/logs/bench"
@@ -60,7 +60,7 @@ ours() {
 	local arch=$1 dir=$2
 	shift 2
 	KUNIT_BUILD_DIR=$dir KUNIT_RESULTS="$LOGS/ours-$arch.json" \
-		"$TOP/tools/kunit.sh" "$arch" "$@"
+		"$TOP/tools/kunit/kunit.sh" "$arch" "$@"
 }
 
 # raw ARCH BUILD_DIR KUNITCONFIG [kunit.py args...]: kunit.py as a developer
@@ -125,7 +125,7 @@ percommit_rows() {
 }
 
 turnaround() {
-	"$TOP/tools/status.sh" >/dev/null || die "the tree is not in step with kernel-patches/ (make status)"
+	"$TOP/tools/tree/status.sh" >/dev/null || die "the tree is not in step with kernel-patches/ (make status)"
 	echo "turnaround on $(nproc) cores, ours / raw kunit.py (logs: build/logs/bench/)"
 	[ "${BENCH_COLD:-1}" = 0 ] || cold_rows
 	incremental_row
@@ -143,14 +143,14 @@ hash_bench() {
 	log=hash-$arch.log
 	KUNITCONFIG=$config KUNIT_BUILD_DIR="$DIRS/hash-$arch" \
 		KUNIT_RESULTS="$LOGS/hash-$arch.json" \
-		"$TOP/tools/kunit.sh" "$arch" net_multipath_hash_bench >"$LOGS/$log" 2>&1 ||
+		"$TOP/tools/kunit/kunit.sh" "$arch" net_multipath_hash_bench >"$LOGS/$log" 2>&1 ||
 		die "the benchmark suite failed: see $LOGS/$log"
 	echo "$arch:"
 	sed -n 's/^ *# mp_bench_hash: //p' "$DIRS/hash-$arch/test.log"
 }
 
 # IOPS and CPU time per I/O through tcp_offload and tcp, from
-# tools/nvme_bench_guest.sh in one x86_64 QEMU guest with two CPUs (so
+# tools/nvme/nvme_bench_guest.sh in one x86_64 QEMU guest with two CPUs (so
 # that a controller has two I/O queues, as on a real host): for each
 # transport and pattern, the median of the runs, and the spread, (max -
 # min) / median, of the IOPS and of the CPU time per I/O.
@@ -158,9 +158,9 @@ nvme_bench() {
 	local secs=${NVME_BENCH_SECONDS:-10} runs=${NVME_BENCH_RUNS:-5}
 	log=nvme-x86_64.log
 	# The guest sees none of this environment: pass the settings on.
-	"$TOP/tools/vm.sh" --arch x86_64 -- \
+	"$TOP/tools/guest/vm.sh" --arch x86_64 -- \
 		env NVME_BENCH_SECONDS="$secs" NVME_BENCH_RUNS="$runs" \
-		"$TOP/tools/nvme_bench_guest.sh" \
+		"$TOP/tools/nvme/nvme_bench_guest.sh" \
 		>"$LOGS/$log" 2>&1 || die "the NVMe benchmark failed: see $LOGS/$log"
 	echo "NVMe/TCP in one x86_64 QEMU guest (TCG, no KVM), 2 vCPUs, on $(nproc) host cores,"
 	echo "fio 4 KiB, direct, 2 jobs at queue depth 32, $runs runs of $secs s each:"
@@ -198,5 +198,5 @@ hash) hash_bench ;;
 turnaround) turnaround ;;
 nvme) nvme_bench ;;
 all) hash_bench && turnaround ;;
-*) die "usage: tools/bench.sh [hash|turnaround|nvme]" ;;
+*) die "usage: tools/kunit/bench.sh [hash|turnaround|nvme]" ;;
 esac

@@ -3,7 +3,7 @@
 # (two CPUs), once with the host on nvme-tcp and once on tcp_offload, both
 # to the kernel's nvmet-tcp target ("make blktests").
 #
-#   tools/blktests.sh [ROUND...]        (default: tcp tcp_offload)
+#   tools/nvme/blktests.sh [ROUND...]        (default: tcp tcp_offload)
 #
 # BLKTESTS_TESTS="nvme/004 nvme/010" runs those tests instead of the whole
 # nvme group (in each round).
@@ -11,7 +11,7 @@
 # blktests is not part of this repository: BLKTESTS names a checkout of
 # upstream blktests (git clone https://github.com/linux-blktests/blktests),
 # by default ../shared/blktests next to this checkout when it exists. It
-# is copied to build/blktests/tree, where tools/blktests/*.patch (written
+# is copied to build/blktests/tree, where tools/nvme/blktests/*.patch (written
 # for blktests upstream: the adapter that lets the host connect through
 # another transport than the port's, NVME_HOST_TRTYPE, and nvme/060's
 # filter taught dash's wording) are applied and its helper programs are
@@ -22,7 +22,7 @@
 # Tests that cannot pass on this kernel are left out, each with its
 # reason (below); the README lists them. Ends with "blktests: N passed, N failed".
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 rounds=("$@")
 [ ${#rounds[@]} -gt 0 ] || rounds=(tcp tcp_offload)
@@ -48,13 +48,13 @@ work=$TOP/build/blktests
 tree=$work/tree
 mkdir -p "$work"
 [ ! -e "$tree" ] || [ -e "$work/.made-by-blktests.sh" ] ||
-	die "$tree exists and was not made by tools/blktests.sh: move it away"
+	die "$tree exists and was not made by tools/nvme/blktests.sh: move it away"
 touch "$work/.made-by-blktests.sh"
 rm -rf "$tree"
 cp -R "$src" "$tree"
 # A copy of what may be a read-only checkout (CI gets shared/ so).
 chmod -R u+w "$tree"
-for p in "$TOP"/tools/blktests/*.patch; do
+for p in "$TOP"/tools/nvme/blktests/*.patch; do
 	patch -d "$tree" -p1 --quiet --forward <"$p" >"$work/patch.log" 2>&1 || {
 		cat "$work/patch.log" >&2
 		die "${p#"$TOP"/} does not apply to $src (a newer blktests that has it, or needs it refreshed)"
@@ -85,6 +85,6 @@ done
 
 out=${VM_BUILD_DIR:-$TOP/build/vm-x86_64}
 VM_MEMORY=${VM_MEMORY:-4096} VM_TIMEOUT=${VM_TIMEOUT:-5400} \
-	"$TOP/tools/vm.sh" --arch x86_64 -- \
+	"$TOP/tools/guest/vm.sh" --arch x86_64 -- \
 	env BLKTESTS_TESTS="${BLKTESTS_TESTS:-nvme}" \
-	"$TOP/tools/blktests_guest.sh" "$tree" "$out" "${args[@]}"
+	"$TOP/tools/nvme/blktests_guest.sh" "$tree" "$out" "${args[@]}"

@@ -1,10 +1,10 @@
 #!/bin/sh
-# PID 1 of the guests tools/vm.sh boots: the root filesystem (the host's
+# PID 1 of the guests tools/guest/vm.sh boots: the root filesystem (the host's
 # "/", or build/rootfs-ARCH with this file copied to /sbin/vm-init) is
 # read-only, over virtio-9p or UML's hostfs. Mount what a test needs (proc,
 # sys, dev, cgroup2, tracefs, tmpfs wherever it writes), mount the checkout
 # (and tree) exports named by vm_shares= at their host paths, over those
-# tmpfs mounts where they lie under one, run the command tools/vm.sh left
+# tmpfs mounts where they lie under one, run the command tools/guest/vm.sh left
 # in the file named by vm_cmd= (the kernel hands unknown parameters to init
 # as environment variables), print its exit status on a marker line, and
 # power off.

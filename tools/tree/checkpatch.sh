@@ -11,7 +11,7 @@
 # the tree's MAINTAINERS (scripts/get_maintainer.pl), so no entry is
 # needed.
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 [ -x "$TREE/scripts/checkpatch.pl" ] || die "no prepared tree at $TREE: run 'make prepare'"
 IDS="$PATCH_DIR/upstream-ids"

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The golden multipath hash vectors of the kernel's golden KUnit suite.
 #
-#   tools/vectors.sh --check   the table in the prepared tree equals what
-#                              the model (tools/mphash) generates now
-#   tools/vectors.sh --write   regenerate the table in the prepared tree
+#   tools/hash/vectors.sh --check   the table in the prepared tree equals what
+#                              the model (tools/hash/mphash) generates now
+#   tools/hash/vectors.sh --write   regenerate the table in the prepared tree
 #                              (then commit there and "make export")
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 require_tools_tree "$TREE"
 
 FILE="$TREE/net/ipv4/tests/multipath_hash_golden_kunit.c"
@@ -14,10 +14,10 @@ BEGIN='/* BEGIN GOLDEN VECTORS */'
 END='/* END GOLDEN VECTORS */'
 
 [ -f "$FILE" ] || die "$FILE is missing: run 'make prepare'"
-make -s -C "$TOP/tools/mphash"
+make -s -C "$TOP/tools/hash/mphash"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-"$TOP/tools/mphash/mphash-vectors" >"$tmp/model"
+"$TOP/tools/hash/mphash/mphash-vectors" >"$tmp/model"
 awk -v b="$BEGIN" -v e="$END" '$0 == e { inside = 0 } inside { print } $0 == b { inside = 1 }' \
 	"$FILE" >"$tmp/tree"
 
@@ -28,7 +28,7 @@ case "${1:-}" in
 		echo "vectors: 1 passed, 0 failed"
 	else
 		head -n 40 "$tmp/diff"
-		info "the golden table differs from the model's output (tools/vectors.sh --write)"
+		info "the golden table differs from the model's output (tools/hash/vectors.sh --write)"
 		echo "vectors: 0 passed, 1 failed"
 		exit 1
 	fi
@@ -43,6 +43,6 @@ case "${1:-}" in
 	info "wrote $(grep -c 'GV(' "$tmp/model") vectors into ${FILE#"$TOP"/}"
 	;;
 *)
-	die "usage: tools/vectors.sh --check | --write"
+	die "usage: tools/hash/vectors.sh --check | --write"
 	;;
 esac

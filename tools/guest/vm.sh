@@ -2,8 +2,8 @@
 # Boot the branch kernel in a guest, run one command in it and pass back
 # its output and exit status.
 #
-#   tools/vm.sh [--arch x86_64|arm64|um] [--build-only] [--] COMMAND [ARG...]
-#   tools/vm.sh [--arch x86_64|arm64|um] --interactive
+#   tools/guest/vm.sh [--arch x86_64|arm64|um] [--build-only] [--] COMMAND [ARG...]
+#   tools/guest/vm.sh [--arch x86_64|arm64|um] --interactive
 #
 # --build-only builds what the guest boots: the kernel, and the root
 # filesystem of a guest of another architecture. --interactive ("make
@@ -14,7 +14,7 @@
 # read-only over virtio-9p. A guest of the host's architecture boots on the
 # host's "/" and runs the host's programs; one of another architecture
 # (arm64 on an x86_64 host) boots on build/rootfs-ARCH, Debian of its own
-# architecture that tools/rootfs.sh builds on first use and rebuilds when
+# architecture that tools/guest/rootfs.sh builds on first use and rebuilds when
 # its package list changes.
 #
 # um is User Mode Linux: the kernel runs as a process of the host, natively,
@@ -23,15 +23,15 @@
 # could remount it writable and write as the user who runs this script.
 # Nothing this branch runs in a guest does. Its config is the one the
 # per-commit check builds at every commit (.kunitconfig, kunit/vm.config
-# and kunit/vm-um.config, built through tools/kunit.sh), so the gate
+# and kunit/vm-um.config, built through tools/kunit/kunit.sh), so the gate
 # boots that check's own build of the last commit (VM_BUILD_DIR). KUnit's
 # suites are built in and stay idle (kunit.enable=0).
 #
-# The guest writes only to the tmpfs tools/vm-init.sh mounts (/tmp, /run,
+# The guest writes only to the tmpfs tools/guest/vm-init.sh mounts (/tmp, /run,
 # /var/tmp, /root), its scratch space, gone at power-off. Those tmpfs mounts
 # would hide a checkout under one of them, so this checkout (and the kernel
 # tree, when $TREE lies outside it) is exported again, read-only, and
-# mounted by tools/vm-init.sh at its host path after the tmpfs mounts: the
+# mounted by tools/guest/vm-init.sh at its host path after the tmpfs mounts: the
 # guest sees it at the same path wherever it is. The guest has no network
 # device of its own. Nothing runs on the host's kernel.
 #
@@ -46,11 +46,11 @@
 # VM_APPEND adds kernel parameters; VM_CONFIG_EXTRA names one more config
 # fragment for a QEMU guest (give it a VM_BUILD_DIR of its own).
 #
-# tools/rootfs.sh boots its second stage with
-#   tools/vm.sh --arch ARCH --root DIR --writable-root --init PATH
+# tools/guest/rootfs.sh boots its second stage with
+#   tools/guest/vm.sh --arch ARCH --root DIR --writable-root --init PATH
 # DIR exported writable, PATH (in DIR) as PID 1, no command.
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 arch=x86_64 build_only=0 root= writable=0 init= root_lock= interactive=0
 while [ $# -gt 0 ]; do
@@ -71,7 +71,7 @@ if [ "$interactive" = 1 ]; then
 	# The console as the shell's controlling terminal: Ctrl-C and job control.
 	set -- setsid -c env PS1="(guest $arch) \w# " bash --norc -i
 fi
-[ "$build_only" = 1 ] || [ -n "$init" ] || [ $# -gt 0 ] || die "usage: tools/vm.sh [--arch ARCH] [--build-only] -- COMMAND..."
+[ "$build_only" = 1 ] || [ -n "$init" ] || [ $# -gt 0 ] || die "usage: tools/guest/vm.sh [--arch ARCH] [--build-only] -- COMMAND..."
 
 case "$arch" in
 x86_64) image=arch/x86/boot/bzImage console=ttyS0
@@ -134,12 +134,12 @@ build_qemu_kernel() {
 	! grep -q '^CONFIG_MODULES=y' "$out/.config" || kmake modules
 }
 
-# build_um_kernel: through tools/kunit.sh, as the per-commit check builds
+# build_um_kernel: through tools/kunit/kunit.sh, as the per-commit check builds
 # (kunit.py checks the options come out as asked).
 build_um_kernel() {
 	um_guest_kunitconfig "$out/vm.kunitconfig" || return
 	KUNIT_BUILD_ONLY=1 KUNITCONFIG="$out/vm.kunitconfig" KUNIT_BUILD_DIR="$out" \
-		"$TOP/tools/kunit.sh" um
+		"$TOP/tools/kunit/kunit.sh" um
 }
 
 info "building the $arch guest kernel in ${out#"$TOP"/}"
@@ -162,7 +162,7 @@ elif [ -z "$root" ]; then
 	root="$TOP/build/rootfs-$arch" root_lock=8
 	exec 8>>"$root.lock"
 	flock 8
-	ROOTFS_LOCKED=1 "$TOP/tools/rootfs.sh" "$arch" 8>&- ||
+	ROOTFS_LOCKED=1 "$TOP/tools/guest/rootfs.sh" "$arch" 8>&- ||
 		die "no root filesystem for the $arch guest"
 fi
 [ "$build_only" = 0 ] || exit 0
@@ -196,10 +196,10 @@ mkdir -p "${cmd%/*}"
 # (it must be there before the checkout's export is mounted), and the
 # folders the exports are mounted on.
 if [ -z "$init" ] && [ "$root" = / ]; then
-	init="$TOP/tools/vm-init.sh"
+	init="$TOP/tools/guest/vm-init.sh"
 elif [ -z "$init" ]; then
 	init=/sbin/vm-init
-	cmp -s "$TOP/tools/vm-init.sh" "$root$init" || install -m 755 "$TOP/tools/vm-init.sh" "$root$init"
+	cmp -s "$TOP/tools/guest/vm-init.sh" "$root$init" || install -m 755 "$TOP/tools/guest/vm-init.sh" "$root$init"
 	for dir in "${shares[@]}"; do mkdir -p "$root$dir"; done
 fi
 [ -z "${root_lock:-}" ] || flock -s "$root_lock"

@@ -3,10 +3,10 @@
 # kmemleak and builds the transport and the software device as modules
 # (kunit/kmemleak.config, make nvme-kmemleak):
 #
-#   tools/nvme_kmemleak_guest.sh BUILD_DIR
+#   tools/nvme/nvme_kmemleak_guest.sh BUILD_DIR
 #
 # What was allocated before is set aside, and the two modules are loaded
-# from BUILD_DIR, the guest kernel's build folder. tools/nvme_guest.sh runs
+# from BUILD_DIR, the guest kernel's build folder. tools/nvme/nvme_guest.sh runs
 # its cases (connects, data, disconnects, the target's faults and the
 # software device's injected ones). Then the modules: the software
 # device's refuses to unload while a controller uses one of its devices

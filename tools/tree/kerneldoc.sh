@@ -6,15 +6,15 @@
 # out) fails; warnings it had before the commit (Debian's tree has some,
 # e.g. include/net/flow_dissector.h) are not listed.
 #
-#   tools/kerneldoc.sh COMMIT
+#   tools/tree/kerneldoc.sh COMMIT
 #
 # Reads files from git objects only, so it runs beside a build of any
 # checkout. Ends with "kernel-doc: N new warnings in N files".
 set -uo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 require_tools_tree "$TREE"
 
-commit=${1:?usage: tools/kerneldoc.sh COMMIT}
+commit=${1:?usage: tools/tree/kerneldoc.sh COMMIT}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The ioprio end-to-end check, inside a guest of tools/vm.sh (never on the
+# The ioprio end-to-end check, inside a guest of tools/guest/vm.sh (never on the
 # host: it needs null_blk, a cgroup v2 hierarchy and tracefs of its own).
 #
 # null_blk's nullb0 runs mq-deadline; one child cgroup per io.prio.class

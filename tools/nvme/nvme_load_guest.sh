@@ -1,9 +1,9 @@
 #!/bin/bash
 # Verified concurrent I/O through the NVMe/TCP offload transport, inside
-# an x86_64 guest of tools/vm.sh with two CPUs, so that a controller has
+# an x86_64 guest of tools/guest/vm.sh with two CPUs, so that a controller has
 # two I/O queues ("make nvme-load"; never on the host).
 #
-# The target is tools/nvme_target.sh's (nvmet-tcp on 127.0.0.1, a
+# The target is tools/nvme/nvme_target.sh's (nvmet-tcp on 127.0.0.1, a
 # memory-backed null_blk namespace). The load is fio: $JOBS jobs, each on
 # its own $JOB_MB MiB of the namespace, libaio at queue depth 32 with
 # O_DIRECT, random writes of mixed sizes from 512 B to 1 MiB, each block

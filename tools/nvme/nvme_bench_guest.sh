@@ -1,8 +1,8 @@
 #!/bin/bash
-# The NVMe benchmark, inside an x86_64 guest of tools/vm.sh, two CPUs
-# (tools/bench.sh nvme): fio 4 KiB random reads and writes, direct, libaio,
+# The NVMe benchmark, inside an x86_64 guest of tools/guest/vm.sh, two CPUs
+# (tools/kunit/bench.sh nvme): fio 4 KiB random reads and writes, direct, libaio,
 # two jobs at queue depth 32 each, $NVME_BENCH_SECONDS (10) seconds a run,
-# to the target of tools/nvme_target.sh through tcp_offload (the software
+# to the target of tools/nvme/nvme_target.sh through tcp_offload (the software
 # offload device on lo) and through tcp, no digests, in the same boot.
 # $NVME_BENCH_RUNS (5) runs of each, the transports taking turns, so
 # that a slow spell of the host falls on both.

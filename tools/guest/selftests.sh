@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Run the custom multipath hash forwarding selftests of the prepared tree,
-# as the series leaves them, each in its own guest (tools/vm.sh).
+# as the series leaves them, each in its own guest (tools/guest/vm.sh).
 #
-#   tools/selftests.sh [--arch x86_64|arm64|um] [SCRIPT...]
+#   tools/guest/selftests.sh [--arch x86_64|arm64|um] [SCRIPT...]
 #
 # SCRIPT names files in tools/testing/selftests/net/forwarding/; the default
 # is the three custom multipath hash scripts and multipath_hash_paths.sh. Prints every TEST line and the
@@ -11,11 +11,11 @@
 # counting TEST lines. A script that prints no TEST line, or exits non-zero
 # with every TEST line OK, counts as one failure.
 set -uo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 arch=x86_64
 if [ "${1:-}" = --arch ]; then
-	arch=${2:?usage: tools/selftests.sh [--arch ARCH] [SCRIPT...]}
+	arch=${2:?usage: tools/guest/selftests.sh [--arch ARCH] [SCRIPT...]}
 	shift 2
 fi
 DIR=tools/testing/selftests/net/forwarding
@@ -24,7 +24,7 @@ mkdir -p "$LOGS"
 [ $# -gt 0 ] || set -- custom_multipath_hash.sh gre_custom_multipath_hash.sh \
 	ip6gre_custom_multipath_hash.sh multipath_hash_paths.sh
 
-"$TOP/tools/vm.sh" --arch "$arch" --build-only || die "cannot build the guest kernel"
+"$TOP/tools/guest/vm.sh" --arch "$arch" --build-only || die "cannot build the guest kernel"
 # The guest's multipath hash seed is otherwise random at every boot, and a
 # balanced check fails when its 252 addresses split more than 20% apart:
 # one boot of six split them 99 / 153. A fixed seed (HASH_SEED) gives every
@@ -35,7 +35,7 @@ for script in "$@"; do
 	[ -x "$TREE/$DIR/$script" ] || die "no $DIR/$script in the tree"
 	log="$LOGS/${script%.sh}.log"
 	start=$(date +%s)
-	"$TOP/tools/vm.sh" --arch "$arch" -- bash -c \
+	"$TOP/tools/guest/vm.sh" --arch "$arch" -- bash -c \
 		"sysctl -qw net.ipv4.fib_multipath_hash_seed=$HASH_SEED && cd $TREE/$DIR && ./$script" \
 		>"$log" 2>&1
 	status=$?

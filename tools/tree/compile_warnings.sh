@@ -3,7 +3,7 @@
 # checks collect them: each FILE.c whose FILE.o the build folder holds is
 # compiled again with W=1 and checked with sparse (C=2), through ccache.
 #
-#   tools/compile_warnings.sh ARCH BUILD_DIR FILE.c...
+#   tools/tree/compile_warnings.sh ARCH BUILD_DIR FILE.c...
 #
 # The compiles happen in a folder of their own beside the build,
 # BUILD_DIR-w1, given the build's .config: with W=1 the kernel's own
@@ -19,10 +19,10 @@
 # left out; with none left, nothing is compiled and the exit status is 2.
 # A failed compile prints its last lines and exits 1.
 set -uo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
-arch=${1:?usage: tools/compile_warnings.sh ARCH BUILD_DIR FILE.c...}
-build_dir=${2:?usage: tools/compile_warnings.sh ARCH BUILD_DIR FILE.c...}
+arch=${1:?usage: tools/tree/compile_warnings.sh ARCH BUILD_DIR FILE.c...}
+build_dir=${2:?usage: tools/tree/compile_warnings.sh ARCH BUILD_DIR FILE.c...}
 shift 2
 # make runs in the tree: a relative folder would be taken from there.
 build_dir=$(cd "$build_dir" && pwd) || die "no build folder $build_dir"

@@ -2,7 +2,7 @@
 /*
  * Do a guest's processes keep their FP and vector registers? Runs inside a
  * User Mode Linux guest of the branch kernel, natively on the host's CPU
- * (tools/um_fp.sh builds it on the host and boots the guest); on the host
+ * (tools/guest/um_fp.sh builds it on the host and boots the guest); on the host
  * itself it passes as well, which checks the check.
  *
  * Each case loads a pattern into every register of one class (the SSE

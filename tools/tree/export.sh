@@ -6,7 +6,7 @@
 # The output depends only on the commits: a tree made by prepare and
 # exported without edits gives byte-identical patches.
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 [ -d "$TREE/.git" ] || die "no prepared tree at $TREE: run 'make prepare'"
 require_tools_tree "$TREE"

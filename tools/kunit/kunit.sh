@@ -2,7 +2,7 @@
 # Run the branch's KUnit suites for one architecture under QEMU, with the
 # tree's own tools/testing/kunit/kunit.py.
 #
-#   tools/kunit.sh ARCH [kunit.py exec arguments: filter globs...]
+#   tools/kunit/kunit.sh ARCH [kunit.py exec arguments: filter globs...]
 #
 # ARCH is x86_64, arm64 or s390 (s390x, the big-endian one), each under
 # QEMU, or um: User Mode Linux, the kernel as a host process running the
@@ -22,9 +22,9 @@
 # The base tree's own warnings listed in kunit/known-warnings are let
 # through.
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
-arch=${1:?usage: tools/kunit.sh x86_64|arm64|s390|um [kunit.py exec args...]}
+arch=${1:?usage: tools/kunit/kunit.sh x86_64|arm64|s390|um [kunit.py exec args...]}
 shift
 cross=$(cross_compile "$arch") || exit
 
@@ -79,7 +79,7 @@ kunit_run_um() {
 		case "$1" in
 		--kernel_args) params+=("$2"); shift 2 ;;
 		--kernel_args=*) params+=("${1#*=}"); shift ;;
-		-*) die "tools/kunit.sh um: kunit.py exec option $1 not supported" ;;
+		-*) die "tools/kunit/kunit.sh um: kunit.py exec option $1 not supported" ;;
 		*) params+=("kunit.filter_glob=$1"); shift ;;
 		esac
 	done
@@ -87,7 +87,7 @@ kunit_run_um() {
 	echo "Running $build_dir/linux ${params[*]}"
 	timeout "${KUNIT_TIMEOUT:-600}" "$build_dir/linux" "${params[@]}" \
 		</dev/null >"$log" 2>&1 || status=$?
-	[ "$status" -ne 124 ] || { echo "tools/kunit.sh: the kernel timed out"; return 1; }
+	[ "$status" -ne 124 ] || { echo "tools/kunit/kunit.sh: the kernel timed out"; return 1; }
 	python3 tools/testing/kunit/kunit.py parse --json="$json" "$log"
 }
 kunit_run() {

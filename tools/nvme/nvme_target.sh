@@ -1,5 +1,5 @@
-# Shared by tools/nvme_guest.sh, tools/nvme_kmemleak_guest.sh and
-# tools/nvme_bench_guest.sh, sourced in a guest of tools/vm.sh: the
+# Shared by tools/nvme/nvme_guest.sh, tools/nvme/nvme_kmemleak_guest.sh and
+# tools/nvme/nvme_bench_guest.sh, sourced in a guest of tools/guest/vm.sh: the
 # in-kernel NVMe target, the controllers of its subsystem, and the cases
 # of the checks.
 #
