@@ -55,7 +55,7 @@ tree: setup
 
 ##@ KUnit runs
 kunit-all: tree ## [4 x kunit] run the KUnit suites on every arch: um, x86_64, arm64 and s390
-	@for a in um x86_64 arm64 s390; do $(TOOLS)/kunit/kunit.sh $$a || exit 1; done
+	@for a in um x86_64 arm64 s390; do $(MAKE) -s kunit ARCH=$$a || exit 1; done
 
 sanitize: tree ## [minutes+] the suites under KASAN + UBSAN, failing on any report (ARCH=x86_64, arm64, s390 or um)
 	@$(TOOLS)/kunit/sanitize.sh $(ARCH) kasan

@@ -33,6 +33,11 @@ passed=0 failed=0
 timings=()
 failed_stages=()
 
+# make_target TARGET [VAR=value...]: a stage's command is, where one
+# exists, the make target a developer runs, so the gate and the Makefile
+# cannot drift apart.
+make_target() { make -s -C "$TOP" "$@"; }
+
 # stage NAME COMMAND...: run COMMAND with its output in build/logs/NAME.log.
 stage() {
 	local name=$1 start rc
@@ -106,7 +111,7 @@ run_gate() {
 	fi
 
 	# The hash model's own unit tests need no kernel.
-	stage model make -s -C "$TOP/tools/hash/mphash" check
+	stage model make_target model
 	add_counts "$(tail -n 1 "$LOGS/model.log")"
 
 	if ! stage prepare "$TOP/tools/tree/prepare.sh"; then
@@ -116,7 +121,7 @@ run_gate() {
 
 	# Import then export without edits must give the patches back byte for
 	# byte: the freshly prepared tree must be in step with kernel-patches/.
-	if stage roundtrip "$TOP/tools/tree/status.sh"; then
+	if stage roundtrip make_target status; then
 		passed=$((passed + 1))
 	else
 		failed=$((failed + 1))
@@ -137,7 +142,7 @@ run_gate() {
 	add_counts "$(tail -n 1 "$LOGS/newcomer.log")"
 
 	# The golden table in the series is what the model generates.
-	stage vectors "$TOP/tools/hash/vectors.sh" --check
+	stage vectors make_target vectors-check
 	add_counts "$(tail -n 1 "$LOGS/vectors.log")"
 
 	# Every commit on its own (bisectability), as User Mode Linux: one
@@ -145,7 +150,7 @@ run_gate() {
 	# warning, every suite it has passes, its kernel log holds no warning
 	# or oops, and checkpatch --strict finds nothing in its patch. The last
 	# commit's run is the whole series' suites, natively.
-	stage percommit "$TOP/ci/percommit.sh"
+	stage percommit make_target percommit
 	sed -n '/^# group/,$p' "$LOGS/percommit.log" | sed 's/^/    /'
 	add_counts "$(tail -n 1 "$LOGS/percommit.log")"
 
@@ -167,14 +172,14 @@ run_gate() {
 	# class and event; a class the CPU lacks is skipped, not counted).
 	# First of the guest stages: if User Mode Linux cannot start a
 	# process on this host, its line says why.
-	stage um-fp "$TOP/tools/guest/um_fp.sh"
+	stage um-fp make_target um-fp
 	grep -aE '^(FAIL|SKIP|um-fp:|Host FP)|vm.sh:' "$LOGS/um-fp.log" | sed 's/^/    /'
 	add_counts "$(grep -aE '^um-fp: ' "$LOGS/um-fp.log" || echo "no counts")"
 	stage selftest "$TOP/tools/guest/selftests.sh" --arch um custom_multipath_hash.sh \
 		multipath_hash_paths.sh
 	grep -E '^(==|    TEST: .*FAIL|selftests:)' "$LOGS/selftest.log" | sed 's/^/    /'
 	add_counts "$(grep -E '^selftests: ' "$LOGS/selftest.log" || echo "no counts")"
-	stage ioprio-e2e "$TOP/tools/guest/vm.sh" --arch um -- "$TOP/tools/guest/ioprio_guest.sh"
+	stage ioprio-e2e make_target ioprio-e2e ARCH=um
 	grep -E 'MISMATCH|^ioprio-e2e:' "$LOGS/ioprio-e2e.log" | sed 's/^/    /'
 	add_counts "$(grep -E '^ioprio-e2e: ' "$LOGS/ioprio-e2e.log" || echo "no counts")"
 	# The ioprio check from copies of this checkout under /tmp and /root,
@@ -185,7 +190,7 @@ run_gate() {
 	# I/O through the tcp_offload transport and the software offload
 	# device to the in-kernel target, and through tcp for comparison:
 	# one case per connect, data size and disconnect.
-	stage nvme-e2e "$TOP/tools/guest/vm.sh" --arch um -- "$TOP/tools/nvme/nvme_guest.sh"
+	stage nvme-e2e make_target nvme-e2e ARCH=um
 	grep -E '^(FAIL|nvme-e2e:)' "$LOGS/nvme-e2e.log" | sed 's/^/    /'
 	add_counts "$(grep -E '^nvme-e2e: ' "$LOGS/nvme-e2e.log" || echo "no counts")"
 	unset VM_BUILD_DIR
@@ -195,7 +200,7 @@ run_gate() {
 	# policy and family each): it names the first mover and what moved,
 	# and its per-commit table blames each commit for its own moves (one
 	# case per check). Steps as User Mode Linux in build/hash-diff.
-	stage hash-diff-demo "$TOP/ci/hash_diff_demo.sh"
+	stage hash-diff-demo make_target hash-diff-demo
 	grep -E '^(step |first commit|    v[46] |ok|FAILED|hash-diff-demo)' "$LOGS/hash-diff-demo.log" | sed 's/^/    /'
 	add_counts "$(tail -n 1 "$LOGS/hash-diff-demo.log")"
 
@@ -212,11 +217,10 @@ run_gate() {
 	# through tcp_offload and tcp, with faults mid-stream (one case per
 	# workload and fault); then blktests' nvme group with the host on
 	# tcp, then on tcp_offload, each test of it that ran a case.
-	stage nvme-load env VM_MEMORY=3072 "$TOP/tools/guest/vm.sh" --arch x86_64 -- \
-		"$TOP/tools/nvme/nvme_load_guest.sh"
+	stage nvme-load make_target nvme-load
 	grep -aE '^(ok|FAIL|  |nvme-load:)' "$LOGS/nvme-load.log" | sed 's/^/    /'
 	add_counts "$(grep -aE '^nvme-load: [0-9]+ passed' "$LOGS/nvme-load.log" || echo "no counts")"
-	stage blktests "$TOP/tools/nvme/blktests.sh"
+	stage blktests make_target blktests
 	grep -aE '^(blktests|nvme/[0-9]+ .*\[failed\])' "$LOGS/blktests.log" | sed 's/^/    /'
 	add_counts "$(grep -aE '^blktests: [0-9]+ passed' "$LOGS/blktests.log" || echo "no counts")"
 
@@ -225,9 +229,9 @@ run_gate() {
 	# the golden vectors' other column, and the sanitizers' run of the
 	# whole series. One case per KUnit case, and one for each kernel log
 	# free of warnings, oopses and sanitizer reports.
-	kunit_stage kunit-x86_64 x86_64 make -s -C "$TOP" kunit ARCH=x86_64
-	kunit_stage kunit-arm64 arm64 make -s -C "$TOP" kunit ARCH=arm64
-	kunit_stage kunit-s390 s390-sanitizers make -s -C "$TOP" sanitize ARCH=s390
+	kunit_stage kunit-x86_64 x86_64 make_target kunit ARCH=x86_64
+	kunit_stage kunit-arm64 arm64 make_target kunit ARCH=arm64
+	kunit_stage kunit-s390 s390-sanitizers make_target sanitize ARCH=s390
 }
 
 # kunit_stage NAME LABEL COMMAND...: COMMAND (a tools/kunit/kunit_checked.sh
