@@ -74,12 +74,21 @@ cat_if_changed() {
 	if cmp -s "$out.new" "$out"; then rm -f "$out.new"; else mv "$out.new" "$out"; fi
 }
 
+# layered_kunitconfig OUT FRAGMENT...: the config of a run that adds
+# options to the suites' (sanitizers, the guests', the benchmark): the
+# fragments after .kunitconfig, written to OUT when that changes it.
+layered_kunitconfig() {
+	local out=$1
+	shift
+	cat_if_changed "$out" "$TOP/.kunitconfig" "$@"
+}
+
 # The User Mode Linux guest's kernel is also the one the per-commit check
 # builds (the same config, so that the gate's guests boot that check's
 # build of the last commit): .kunitconfig with these fragments.
 # um_guest_kunitconfig OUT writes it.
 UM_GUEST_FRAGMENTS=("$TOP/kunit/vm.config" "$TOP/kunit/vm-um.config")
-um_guest_kunitconfig() { cat_if_changed "$1" "$TOP/.kunitconfig" "${UM_GUEST_FRAGMENTS[@]}"; }
+um_guest_kunitconfig() { layered_kunitconfig "$1" "${UM_GUEST_FRAGMENTS[@]}"; }
 
 # cross_compile ARCH: the CROSS_COMPILE prefix for a kernel ARCH on this
 # (x86_64) host: empty for x86_64 and um; dies on an arch the branch does

@@ -139,7 +139,7 @@ turnaround() {
 # leave out (kunit/bench.config turns it on).
 hash_bench() {
 	local config="$TOP/build/bench.kunitconfig" arch=${BENCH_ARCH:-x86_64}
-	cat "$TOP/.kunitconfig" "$TOP/kunit/bench.config" >"$config"
+	layered_kunitconfig "$config" "$TOP/kunit/bench.config"
 	log=hash-$arch.log
 	KUNITCONFIG=$config KUNIT_BUILD_DIR="$DIRS/hash-$arch" \
 		KUNIT_RESULTS="$LOGS/hash-$arch.json" \

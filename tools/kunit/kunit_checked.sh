@@ -28,7 +28,7 @@ build_dir=$KUNIT_BUILD_DIR json=$KUNIT_RESULTS
 if [ "$fragment" != - ]; then
 	[ -r "$fragment" ] || die "no config fragment $fragment"
 	export KUNITCONFIG="$TOP/build/$label.kunitconfig"
-	cat "$TOP/.kunitconfig" "$fragment" >"$KUNITCONFIG"
+	layered_kunitconfig "$KUNITCONFIG" "$fragment"
 fi
 mkdir -p "$(dirname "$json")"
 
