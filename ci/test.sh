@@ -16,13 +16,15 @@
 # (daily-loop), in an x86_64 QEMU guest run the NVMe/TCP offload load
 # check (nvme-load) and blktests' nvme group over tcp and tcp_offload,
 # and run the KUnit suites under QEMU on x86_64, on arm64 and on s390x
-# (big-endian) with KASAN and UBSAN. Prints how long each stage took, as it ends and
+# (big-endian) with KASAN and UBSAN, and run the README's recipes that
+# no other stage runs. Prints how long each stage took, as it ends and
 # again at the end, and ends with one line "N passed, N failed" summing the
 # script-mode check, the model's checks, the round trip, every tree-safety case, every newcomer case, the vectors
 # check, every commit checked, every FP register case, every selftest TEST
 # line, every ioprio end-to-end row, each checkout copy, every NVMe end-to-end case, every hash-diff demonstration check, every daily-loop
 # step, every load case, every blktests test that ran, and every KUnit
-# case of the x86_64, arm64 and s390x runs and each one's clean kernel log.
+# case of the x86_64, arm64 and s390x runs and each one's clean kernel log,
+# and every recipe.
 # Exits non-zero when anything failed.
 set -uo pipefail
 . "$(dirname "$0")/../tools/lib.sh"
@@ -232,6 +234,13 @@ run_gate() {
 	kunit_stage kunit-x86_64 x86_64 make_target kunit ARCH=x86_64
 	kunit_stage kunit-arm64 arm64 make_target kunit ARCH=arm64
 	kunit_stage kunit-s390 s390-sanitizers make_target sanitize ARCH=s390
+
+	# The README's recipes no stage above runs, as written (one case
+	# each): one suite with a kernel argument on the x86_64 build above,
+	# make sendable, two chosen blktests in the x86_64 guest.
+	stage recipes "$TOP/ci/recipes.sh"
+	grep -E '^(ok|FAIL|recipes:)' "$LOGS/recipes.log" | sed 's/^/    /'
+	add_counts "$(tail -n 1 "$LOGS/recipes.log")"
 }
 
 # kunit_stage NAME LABEL COMMAND...: COMMAND (a tools/kunit/kunit_checked.sh
