@@ -98,7 +98,7 @@ check_script_modes() {
 }
 
 run_gate() {
-	if ! stage setup "$TOP/tools/setup.sh"; then
+	if ! stage setup make_target setup; then
 		failed=$((failed + 1))
 		return
 	fi
@@ -116,7 +116,7 @@ run_gate() {
 	stage model make_target model
 	add_counts "$(tail -n 1 "$LOGS/model.log")"
 
-	if ! stage prepare "$TOP/tools/tree/prepare.sh"; then
+	if ! stage prepare make_target prepare; then
 		failed=$((failed + 1))
 		return
 	fi
