@@ -93,7 +93,7 @@ compile_check() {
 # their -W option) or sparse's (the others).
 new_warnings() {
 	local pattern='\[-W[^]]*\]$'
-	comm -13 "$1" "$2" | if [ "$3" = gcc ]; then grep -E "$pattern"; else grep -vE "$pattern"; fi
+	comm -13 <(sort "$1") <(sort "$2") | if [ "$3" = gcc ]; then grep -E "$pattern"; else grep -vE "$pattern"; fi
 }
 
 mapfile -t commits < <(git -C "$TREE" rev-list --reverse "$BASE_TAG..$branch")
