@@ -2,7 +2,9 @@
 # The README's recipes that no other stage runs, as the README writes them,
 # each one case: one suite with a kernel argument (x86_64 under QEMU, on
 # the build the kunit-x86_64 stage left), "make sendable" (every group's
-# cover letter and patches, as many as kernel-patches/ holds), and two
+# cover letter and patches, as many as kernel-patches/ holds), "make
+# vectors" (regenerated from the model, they are the series' own: the
+# tree stays in step), and two
 # chosen blktests (only those two run, over tcp and tcp_offload). Ends with
 # "recipes: N passed, N failed".
 set -uo pipefail
@@ -58,6 +60,18 @@ if make -s -C "$TOP" sendable >"$log" 2>&1; then
 	if [ -n "$bad" ]; then fail "$name" "$bad"; else pass "$name ($(group_names | wc -l) groups)"; fi
 else
 	fail "$name" "make sendable failed" "$log"
+fi
+
+name="make vectors on the series leaves the tree in step"
+log="$LOGS/vectors.log"
+if make -s -C "$TOP" vectors >"$log" 2>&1; then
+	if make -s -C "$TOP" status >>"$log" 2>&1; then
+		pass "$name"
+	else
+		fail "$name" "the regenerated vectors differ from the series' (make status)" "$log"
+	fi
+else
+	fail "$name" "make vectors failed" "$log"
 fi
 
 name='BLKTESTS_TESTS="nvme/004 nvme/010" make blktests'
