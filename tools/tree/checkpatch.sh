@@ -50,7 +50,12 @@ check_new_files() {
 }
 
 if [ "$#" -gt 0 ]; then
-	patches=("$@")
+	# checkpatch.pl runs in the tree: a relative path is made absolute.
+	patches=()
+	for p in "$@"; do
+		[ -f "$p" ] || die "no patch file $p"
+		patches+=("$(cd "$(dirname "$p")" && pwd)/$(basename "$p")")
+	done
 else
 	mapfile -t patches < <(series_patches | sed "s|^|$PATCH_DIR/|")
 fi
