@@ -47,10 +47,15 @@ expect() {
 mkdir -p "$work"
 missing_package=mphash-ioprio-no-such-package
 
-dir=$(scratch not-root)
-echo "$missing_package" >>"$dir/tools/packages"
+# The user nobody must reach the copy: under /tmp, not under this
+# checkout, whose parent folders it may not be allowed to enter.
+nobody_dir=$(mktemp -d /tmp/newcomer-not-root.XXXXXX) || die "cannot make a folder in /tmp"
+trap 'rm -rf "$nobody_dir"' EXIT
+copy_checkout "$nobody_dir" || die "cannot copy $TOP to $nobody_dir"
+chmod -R a+rX "$nobody_dir"
+echo "$missing_package" >>"$nobody_dir/tools/packages"
 expect "not root" "missing packages \($missing_package\); run as root$" \
-	setpriv --reuid=65534 --regid=65534 --clear-groups "$dir/tools/setup.sh"
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$nobody_dir/tools/setup.sh"
 
 dir=$(scratch not-bookworm)
 echo "$missing_package" >>"$dir/tools/packages"
