@@ -237,7 +237,8 @@ run_gate() {
 
 	# The README's recipes no stage above runs, as written (one case
 	# each): one suite with a kernel argument on the x86_64 build above,
-	# make sendable, two chosen blktests in the x86_64 guest.
+	# make sendable, make vectors (the tree stays in step), two chosen
+	# blktests in the x86_64 guest.
 	stage recipes "$TOP/ci/recipes.sh"
 	grep -E '^(ok|FAIL|recipes:)' "$LOGS/recipes.log" | sed 's/^/    /'
 	add_counts "$(tail -n 1 "$LOGS/recipes.log")"
