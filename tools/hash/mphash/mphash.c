@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mphash: an independent model of the Linux 6.12 multipath hash.
+ * mphash: a model of the Linux 6.12 multipath hash, written from its code.
  *
  * The kernel hashes a zeroed struct flow_keys in which the policy copied a
  * few dissected fields. The model lays those bytes out the way gcc does on

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * mphash: an independent model of the Linux 6.12 multipath hash.
+ * mphash: a model of the Linux 6.12 multipath hash, written from its code.
  *
  * Computes, bit for bit, what fib_multipath_hash() (IPv4) and
  * rt6_multipath_hash() (IPv6) return for a forwarded packet (the skb
