@@ -50,7 +50,11 @@ export CCACHE_BASEDIR="$TOP"
 # missed. A whole s390x build in a second clone still missed 812 of 1010
 # compiles with it: a cause not found yet. ccache does not hash the files
 # the assembler includes in any case.
-export CCACHE_IGNOREOPTIONS="${CCACHE_IGNOREOPTIONS:+$CCACHE_IGNOREOPTIONS }-Wa,-I*"
+# (Scripts source this file from one another: add the option once.)
+case " ${CCACHE_IGNOREOPTIONS:-} " in
+*" -Wa,-I* "*) ;;
+*) export CCACHE_IGNOREOPTIONS="${CCACHE_IGNOREOPTIONS:+$CCACHE_IGNOREOPTIONS }-Wa,-I*" ;;
+esac
 # Depend mode takes a compile's headers from the dependency file the
 # kernel's build already asks gcc for, instead of running the preprocessor
 # a second time to hash its output: net/ipv4 and net/core of the x86_64
