@@ -16,6 +16,8 @@
 #                requests (512 B to 1 MiB) reads back equal
 #   disconnect   delete_controller removes the controller and its
 #                namespace's block device
+# Then, on each transport, a controller connected with nr_write_queues=1
+# has a write queue besides a default queue a CPU, and carries data.
 # Then faults under a reader of a tcp_offload controller:
 #   the user resets the controller (reset_controller): it connects again;
 #   the target drops the connections and offers the subsystem again before
@@ -160,6 +162,17 @@ delayed_completion() {
 	[ "$ms" -ge 1400 ] && ctrl_live && data 65536
 }
 
+# write_queues TRANSPORT: connected with nr_write_queues=1, a controller
+# has the admin queue, a default queue a CPU and one write queue, as
+# nvme-tcp sizes them, and carries data.
+write_queues() {
+	local want=$((1 + $(nproc) + 1)) got
+	nvme_connect "$1" ,nr_write_queues=1 || return
+	got=$(cat /sys/class/nvme/$ctrl/queue_count) || return
+	[ "$got" = "$want" ] || { echo "  queue_count $got, want $want"; return 1; }
+	data 65536
+}
+
 # fault NAME OPTIONS FUNCTION [ARGS]: FUNCTION ARGS on a tcp_offload
 # controller connected with OPTIONS (",opt=value..."); after it, the
 # target offers the subsystem again and the controller is deleted if it
@@ -195,6 +208,12 @@ for transport in tcp_offload tcp; do
 		for bs in $SIZES; do check "$name: data bs=$bs" data "$bs"; done
 		check "$name: disconnect" disconnect
 	done
+done
+for transport in tcp_offload tcp; do
+	ctrl= blk=
+	check "$transport: nr_write_queues=1: a write queue" write_queues $transport
+	[ -z "$ctrl" ] || ctrl_gone || echo 1 >/sys/class/nvme/$ctrl/delete_controller
+	wait_for 5 ctrl_gone
 done
 fault "user reset: reconnects" "" user_reset
 fault "target drops the connections briefly: reconnects" \
