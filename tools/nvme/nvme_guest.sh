@@ -163,10 +163,10 @@ delayed_completion() {
 }
 
 # write_queues TRANSPORT: connected with nr_write_queues=1, a controller
-# has the admin queue, a default queue a CPU and one write queue, as
-# nvme-tcp sizes them, and carries data.
+# has the admin queue, a default queue an online CPU and one write queue,
+# as nvme-tcp sizes them, and carries data.
 write_queues() {
-	local want=$((1 + $(nproc) + 1)) got
+	local want=$((1 + $(getconf _NPROCESSORS_ONLN) + 1)) got
 	nvme_connect "$1" ,nr_write_queues=1 || return
 	got=$(cat /sys/class/nvme/$ctrl/queue_count) || return
 	[ "$got" = "$want" ] || { echo "  queue_count $got, want $want"; return 1; }

@@ -13,11 +13,13 @@
 #   load TRANSPORT digests=D   tcp_offload and, for comparison, tcp,
 #                              without and with header and data digests
 # Then the same load on tcp_offload with a fault injected two seconds in
-# (the software device's debugfs, or the user): a dropped connection, a
-# queue error the device reports, a lost completion (io_timeout 2 s), a
-# corrupt header digest, a controller reset. It passes when fio saw no
-# error, the controller reconnected and is live, and a last fio pass reads
-# everything written and finds each block as last written.
+# (the software device's debugfs on every I/O queue, or the user): a
+# dropped connection, a queue error the device reports, a lost completion
+# (io_timeout 2 s), a corrupt header digest, a controller reset; then
+# three passes of the load with dropped connections, queue errors and a
+# reset one after the other. It passes when fio saw no error, the
+# controller reconnected and is live, and a last fio pass reads
+# everything written and checks each block's checksum and offset.
 # Last, the kernel log holds no warning.
 # One case per line; ends with "nvme-load: N passed, N failed", and
 # "nvme-load: N MiB written, N MiB read back and checked".
@@ -42,7 +44,7 @@ fio_run() {
 		--offset_increment=${JOB_MB}m --rw=randwrite \
 		--bssplit=512/15:4k/35:16k/15:64k/15:256k/10:1m/10 \
 		--verify=crc32c --verify_backlog=64 --verify_fatal=1 \
-		--randrepeat=1 --group_reporting --eta=never "$@" \
+		--randrepeat=1 --group_reporting --eta=never ${FIO_EXTRA:-} "$@" \
 		--output-format=json --output="/tmp/$name.json" || {
 		echo "  fio failed:"
 		grep -E '"error"|err=' "/tmp/$name.json" | sort | uniq -c | head -n 5
@@ -98,6 +100,9 @@ fault_load() {
 	fio_pid=$!
 	sleep 2
 	"$@" || { echo "  could not inject the fault"; ok=1; }
+	# A fault that lands after the load has ended tests nothing of it.
+	kill -0 $fio_pid 2>/dev/null ||
+		{ echo "  the load ended before the fault was injected"; ok=1; }
 	wait $fio_pid || ok=1
 	count_bytes "/tmp/fault-$name.json" || ok=1
 	wait_for 10 ctrl_live || { echo "  controller not live"; ok=1; }
@@ -110,8 +115,25 @@ fault_load() {
 	return $ok
 }
 
-# The fault injectors; q1 is the first I/O queue.
-inject() { echo "$2" >"$FAULTS/$ctrl/q1/$1"; }
+# inject FILE VALUE: the fault on every I/O queue (q1 is the first; a
+# guest of two CPUs has two), each of which carries part of the load.
+inject() {
+	local q n=0
+	for q in "$FAULTS/$ctrl"/q[1-9]*; do
+		echo "$2" >"$q/$1" || return
+		n=$((n + 1))
+	done
+	[ "$n" -gt 0 ]
+}
+
+# Several faults in one run, each once the controller is live again from
+# the last: connections dropped, then queue errors reported, then a
+# reset. fio makes three passes over its blocks meanwhile, so that the
+# faults land while it writes.
+several_faults() {
+	inject drop_connection 1 && wait_for 10 ctrl_live &&
+		inject report_error 1 && wait_for 10 ctrl_live && reset_ctrl
+}
 # The request timeout is the controller's path device's (nvmeNcMn1 under
 # native multipath; $blk itself without).
 lose_completion() {
@@ -137,6 +159,8 @@ check "fault: lost completion" fault_load lost "" lose_completion
 check "fault: corrupt header digest" fault_load hdgst ",hdr_digest" \
 	inject corrupt_hdr_digests 1
 check "fault: controller reset" fault_load reset "" reset_ctrl
+FIO_EXTRA=--loops=3 check "fault: several in one run, every I/O queue" \
+	fault_load several "" several_faults
 # Nothing of the above may have warned (DEBUG_ATOMIC_SLEEP is on).
 kernel_log_clean() {
 	! dmesg | grep -E 'WARNING:|BUG:|Oops|INFO: task .* blocked|circular locking'
