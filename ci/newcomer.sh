@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# The five mistakes a newcomer makes first each give one clear line: set-up
+# The six mistakes a newcomer makes first each give one clear line: set-up
 # run by a user who is not root, or on a release that is not Debian
 # bookworm, while packages are missing; prepare without the kernel
 # tarball; a run script before any tree was prepared (make's run targets
-# prepare first); prepare on a tree with uncommitted changes. Each runs in a scratch copy of this checkout
+# prepare first); prepare on a tree with uncommitted changes; blktests
+# with a guest kernel build folder under /tmp, which the guest cannot
+# see. Each but the last runs in a scratch copy of this checkout
 # (a package that does not exist added to its list, its BASE naming a
 # tarball that does not exist, a tree of its own) and passes when the
 # command failed, printed the expected line as its one error line, and
@@ -86,6 +88,12 @@ echo "int y;" >>"$tree/file.c"
 expect "dirty tree" "$tree: it has uncommitted changes.*prepare leaves it alone" \
 	env -u TREE "$dir/tools/tree/prepare.sh"
 grep -q "int y;" "$tree/file.c" || { echo "FAIL dirty tree: the edit is gone"; failed=$((failed + 1)); }
+
+hidden=/tmp/newcomer-hidden-vm-build.$$
+expect "build folder hidden in the guest" \
+	"VM_BUILD_DIR $hidden is under /tmp, hidden in the guest by its own tmpfs" \
+	env VM_BUILD_DIR="$hidden" "$TOP/tools/nvme/blktests.sh" tcp_offload
+[ ! -e "$hidden" ] || { echo "FAIL build folder hidden in the guest: $hidden was made"; failed=$((failed + 1)); }
 
 echo "newcomer: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

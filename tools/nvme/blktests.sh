@@ -40,6 +40,18 @@ for round in "${rounds[@]}"; do
 	esac
 done
 
+out=${VM_BUILD_DIR:-$TOP/build/vm-x86_64}
+# The guest reads the kernel's modules.builtin from $out. It sees the
+# host's root and this checkout, but its own tmpfs covers /tmp, /run,
+# /var/tmp and /root (tools/guest/vm-init.sh): a build folder there,
+# outside the checkout, is invisible to it.
+out=$(realpath -m "$out")
+case "$out/" in
+"$(realpath -m "$TOP")"/*) ;;
+/tmp/* | /run/* | /var/tmp/* | /root/*)
+	die "VM_BUILD_DIR $out is under /$(echo "$out" | cut -d/ -f2), hidden in the guest by its own tmpfs: put it inside the checkout ($TOP) or elsewhere on the host's root" ;;
+esac
+
 src=${BLKTESTS:-}
 if [ -z "$src" ] && [ -x "$TOP/../shared/blktests/check" ]; then
 	src=$TOP/../shared/blktests
@@ -90,7 +102,6 @@ for round in "${rounds[@]}"; do
 	args+=("$round=$(echo ${exclude[$round]} | tr ' ' ',')")
 done
 
-out=${VM_BUILD_DIR:-$TOP/build/vm-x86_64}
 VM_MEMORY=${VM_MEMORY:-4096} VM_TIMEOUT=${VM_TIMEOUT:-5400} \
 	"$TOP/tools/guest/vm.sh" --arch x86_64 -- \
 	env BLKTESTS_TESTS="${BLKTESTS_TESTS:-nvme}" \
