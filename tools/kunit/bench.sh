@@ -157,8 +157,11 @@ hash_bench() {
 nvme_bench() {
 	local secs=${NVME_BENCH_SECONDS:-10} runs=${NVME_BENCH_RUNS:-5}
 	log=nvme-x86_64.log
-	# The guest sees none of this environment: pass the settings on.
-	"$TOP/tools/guest/vm.sh" --arch x86_64 -- \
+	# The guest sees none of this environment: pass the settings on. Its
+	# kernel is the x86_64 guest's without lockdep, in a folder of its own.
+	VM_BUILD_DIR="$TOP/build/vm-x86_64-bench" \
+		VM_CONFIG_EXTRA="$TOP/kunit/bench-guest.config" \
+		"$TOP/tools/guest/vm.sh" --arch x86_64 -- \
 		env NVME_BENCH_SECONDS="$secs" NVME_BENCH_RUNS="$runs" \
 		"$TOP/tools/nvme/nvme_bench_guest.sh" \
 		>"$LOGS/$log" 2>&1 || die "the NVMe benchmark failed: see $LOGS/$log"

@@ -20,13 +20,28 @@
 # reset one after the other. It passes when fio saw no error, the
 # controller reconnected and is live, and a last fio pass reads
 # everything written and checks each block's checksum and offset.
-# Last, the kernel log holds no warning.
-# One case per line; ends with "nvme-load: N passed, N failed", and
-# "nvme-load: N MiB written, N MiB read back and checked".
+# Then overwrites (tools/nvme/generations.py): the same blocks written
+# again and again, each write stamped with a new generation, while
+# readers check that what they read is neither older than the last
+# acknowledged write nor newer than the last one sent; afterwards every
+# block must hold its last acknowledged generation, so that a write that
+# lands late (an older copy after a newer one) is seen, as fio's verify
+# cannot see it. Once on one controller with the faults above one after
+# the other, once over two paths to the subsystem (two tcp_offload
+# controllers, native multipath, I/O on both in turn) while path A's
+# connections drop and then path B reports queue errors: no I/O error, nothing
+# lost. Then the proof that the check can fail: an older generation
+# written straight to the target's disk must be found.
+# Last, the kernel log holds no warning, lockdep report or hung task
+# (the x86_64 guest has PROVE_LOCKING and DETECT_HUNG_TASK).
+# One case per line; ends with "nvme-load: N passed, N failed",
+# "nvme-load: N MiB written, N MiB read back and checked" and
+# "nvme-load: N blocks checked against their last of N generations".
 set -uo pipefail
 
 NVME_NS_MB=${NVME_NS_MB:-160}
 . "$(dirname "$0")/nvme_target.sh"
+GENERATIONS="python3 $(cd "$(dirname "$0")" && pwd)/generations.py"
 JOBS=4 JOB_MB=32
 # fio keeps files in its working folder; the checkout is read-only here.
 cd /tmp || exit 1
@@ -90,20 +105,14 @@ reconnects_logged() { dmesg | grep -c "nvme $ctrl: reconnected"; }
 # fault_load NAME OPTIONS INJECT...: connect tcp_offload with OPTIONS,
 # start the load, run INJECT two seconds in, then the checks above.
 fault_load() {
-	local name=$1 options=$2 before fio_pid ok=0
+	local name=$1 options=$2 before ok=0
 	shift 2
 	ctrl= blk=
 	nvme_connect tcp_offload ",reconnect_delay=1$options" || return
 	before=$(reconnects_logged)
 	# In the background: counted here, in this shell, once it ends.
 	fio_run "fault-$name" &
-	fio_pid=$!
-	sleep 2
-	"$@" || { echo "  could not inject the fault"; ok=1; }
-	# A fault that lands after the load has ended tests nothing of it.
-	kill -0 $fio_pid 2>/dev/null ||
-		{ echo "  the load ended before the fault was injected"; ok=1; }
-	wait $fio_pid || ok=1
+	during $! "$@" || ok=1
 	count_bytes "/tmp/fault-$name.json" || ok=1
 	wait_for 10 ctrl_live || { echo "  controller not live"; ok=1; }
 	[ "$(reconnects_logged)" -gt "$before" ] ||
@@ -112,6 +121,20 @@ fault_load() {
 	fio_load "fault-$name-final" --verify_only || ok=1
 	echo 1 >/sys/class/nvme/$ctrl/delete_controller
 	wait_for 5 ctrl_gone || ok=1
+	return $ok
+}
+
+# during PID INJECT...: INJECT two seconds into the load PID (a job of
+# this shell), then wait for that load; fails when either failed, or when
+# the load had ended before the fault, which then tested nothing of it.
+during() {
+	local pid=$1 ok=0
+	shift
+	sleep 2
+	"$@" || { echo "  could not inject the fault"; ok=1; }
+	kill -0 "$pid" 2>/dev/null ||
+		{ echo "  the load ended before the fault was injected"; ok=1; }
+	wait "$pid" || ok=1
 	return $ok
 }
 
@@ -145,7 +168,8 @@ lose_completion() {
 }
 reset_ctrl() { echo 1 >/sys/class/nvme/$ctrl/reset_controller; }
 
-nvme_target_setup || { echo "nvme-load: no target"; echo "nvme-load: 0 passed, 1 failed"; exit 1; }
+nvme_target_setup && nvme_second_port_up ||
+	{ echo "nvme-load: no target"; echo "nvme-load: 0 passed, 1 failed"; exit 1; }
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 echo "nvme-load: $(nproc) CPUs, $JOBS jobs x $JOB_MB MiB, queue depth 32, 512 B-1 MiB"
 for transport in tcp_offload tcp; do
@@ -161,11 +185,121 @@ check "fault: corrupt header digest" fault_load hdgst ",hdr_digest" \
 check "fault: controller reset" fault_load reset "" reset_ctrl
 FIO_EXTRA=--loops=3 check "fault: several in one run, every I/O queue" \
 	fault_load several "" several_faults
-# Nothing of the above may have warned (DEBUG_ATOMIC_SLEEP is on).
+# Overwrites: 4096 blocks of 4 KiB (16 MiB), $GEN_PASSES generations.
+GEN_PASSES=8 gen_blocks=0 gen_generations=0
+
+# generations_load NAME INJECT...: the overwrites on $blk, INJECT two
+# seconds in, then every block checked against its last acknowledged
+# generation (the state in /tmp/NAME.gen).
+generations_load() {
+	local name=$1 ok=0
+	shift
+	$GENERATIONS write "/dev/$blk" "/tmp/$name.gen" --passes $GEN_PASSES &
+	during $! "$@" || ok=1
+	$GENERATIONS check "/dev/$blk" "/tmp/$name.gen" || return 1
+	gen_blocks=$((gen_blocks + 4096))
+	gen_generations=$((gen_generations + GEN_PASSES))
+	return $ok
+}
+
+# overwrites_one_path: generations_load on one tcp_offload controller
+# with several_faults; the controller recovers.
+overwrites_one_path() {
+	local before ok=0
+	ctrl= blk=
+	nvme_connect tcp_offload ",reconnect_delay=1" || return
+	before=$(reconnects_logged)
+	generations_load one-path several_faults || ok=1
+	wait_for 10 ctrl_live || { echo "  controller not live"; ok=1; }
+	[ "$(reconnects_logged)" -gt "$before" ] ||
+		{ echo "  no reconnect logged"; ok=1; }
+	disconnect || ok=1
+	return $ok
+}
+
+# The two tcp_offload controllers of two_paths, one a port.
+path_a= path_b=
+connect_path() {
+	echo "transport=tcp_offload,traddr=127.0.0.1,trsvcid=$1,nqn=$NVME_NQN,reconnect_delay=1" \
+		>/dev/nvme-fabrics
+}
+# path_writes CTRL: writes its path device (nvmeNcMn1) has completed.
+path_writes() { awk '{ print $5 }' /sys/class/nvme/$1/nvme*c*n1/stat; }
+# lose_each_path: path A's connections dropped, and once A is live
+# again, queue errors on path B.
+lose_each_path() {
+	ctrl=$path_a && inject drop_connection 1 && wait_for 10 ctrl_live &&
+		ctrl=$path_b && inject report_error 1 && wait_for 10 ctrl_live
+}
+# two_paths: the subsystem through both ports, one multipath device
+# ($blk) that sends I/O down both paths in turn (iopolicy round-robin);
+# generations_load with lose_each_path. Passes when neither the writes
+# nor the reads saw an error, every block holds its last generation, both
+# controllers are live again and each path carried writes.
+two_paths() {
+	local c subsys a_before b_before ok=0
+	connect_path $NVME_PORT && connect_path $NVME_PORT2 || return
+	for c in /sys/class/nvme/nvme*; do
+		[ "$(cat "$c/subsysnqn")" = "$NVME_NQN" ] || continue
+		case $(cat "$c/address") in
+		*trsvcid=$NVME_PORT) path_a=${c##*/} ;;
+		*trsvcid=$NVME_PORT2) path_b=${c##*/} ;;
+		esac
+	done
+	[ -n "$path_a" ] && [ -n "$path_b" ] || { echo "  no two controllers"; return 1; }
+	blk=$(nvme_ns_of "$path_a") && [ "$(nvme_ns_of "$path_b")" = "$blk" ] ||
+		{ echo "  the paths do not share one namespace device"; return 1; }
+	for subsys in /sys/class/nvme-subsystem/*; do
+		[ -e "$subsys/$path_a" ] && break
+	done
+	echo round-robin >"$subsys/iopolicy" || return
+	a_before=$(path_writes $path_a) b_before=$(path_writes $path_b)
+	generations_load two-paths lose_each_path || ok=1
+	for ctrl in $path_a $path_b; do
+		wait_for 10 ctrl_live || { echo "  $ctrl not live"; ok=1; }
+	done
+	echo "  writes completed: $(($(path_writes $path_a) - a_before)) on $path_a," \
+		"$(($(path_writes $path_b) - b_before)) on $path_b"
+	[ "$(path_writes $path_a)" -gt "$a_before" ] &&
+		[ "$(path_writes $path_b)" -gt "$b_before" ] ||
+		{ echo "  writes did not go down both paths"; ok=1; }
+	# The namespace's device goes with the last path.
+	for ctrl in $path_a $path_b; do
+		echo 1 >/sys/class/nvme/$ctrl/delete_controller &&
+			wait_for 5 ctrl_gone || ok=1
+	done
+	wait_for 5 eval '[ ! -e /dev/$blk ]' || ok=1
+	return $ok
+}
+
+# replayed_write_found: block 100 of the last overwrites written again,
+# with its previous generation, straight to the target's disk (as a late
+# write would land), then the check through a controller must find one
+# stale block and nothing else.
+replayed_write_found() {
+	local out ok=0
+	ctrl= blk=
+	nvme_connect tcp_offload || return
+	$GENERATIONS replay /dev/nvme_ns /tmp/two-paths.gen 100 || ok=1
+	out=$($GENERATIONS check "/dev/$blk" /tmp/two-paths.gen) && ok=1
+	echo "$out" | sed 's/^/  /'
+	echo "$out" | grep -q ': 1 stale, 0 newer, 0 corrupt$' || ok=1
+	disconnect || ok=1
+	return $ok
+}
+
+check "overwrites: generations through faults on one controller" overwrites_one_path
+check "two paths: generations while each path loses its connections" two_paths
+check "overwrites: a write replayed late is found" replayed_write_found
+
+# Nothing of the above may have warned, taken locks in an order lockdep
+# reports or hung a task (DEBUG_ATOMIC_SLEEP, PROVE_LOCKING and
+# DETECT_HUNG_TASK are on).
 kernel_log_clean() {
 	! dmesg | grep -E 'WARNING:|BUG:|Oops|INFO: task .* blocked|circular locking'
 }
 check "kernel log: no warning, bug or hung task" kernel_log_clean
 echo "nvme-load: $written_mb MiB written, $verified_mb MiB read back and checked"
+echo "nvme-load: $gen_blocks blocks checked against their last of $gen_generations generations"
 echo "nvme-load: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -45,6 +45,17 @@ nvme_port_up() {
 	nvme_port_offer
 }
 nvme_port_down() { nvme_port_withdraw && rmdir $NVMET_PORT; }
+# nvme_second_port_up: the subsystem offered on 127.0.0.1:$NVME_PORT2 as
+# well, a second path to it (make nvme-load's multipath cases).
+NVME_PORT2=4421
+nvme_second_port_up() {
+	local port=/sys/kernel/config/nvmet/ports/2
+	mkdir $port && echo tcp >$port/addr_trtype &&
+		echo ipv4 >$port/addr_adrfam &&
+		echo 127.0.0.1 >$port/addr_traddr &&
+		echo $NVME_PORT2 >$port/addr_trsvcid &&
+		ln -s /sys/kernel/config/nvmet/subsystems/$NVME_NQN $port/subsystems/
+}
 nvme_port_offer() {
 	ln -s /sys/kernel/config/nvmet/subsystems/$NVME_NQN "$NVMET_PORT_LINK"
 }
