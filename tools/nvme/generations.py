@@ -198,6 +198,9 @@ def cmd_write(args):
         sys.exit("generations: want --blocks >= 16, --writers >= 1, --passes >= 1")
     run = Run(args)
     errors = run.go()
+    if args.readers and not run.reads and not errors:
+        # Readers that never read checked nothing.
+        errors.append("no read checked while writing")
     with open(args.state, "w") as f:
         json.dump({"run_id": run.run_id, "acked": run.acked,
                    "started": run.started, "complete": not errors}, f)

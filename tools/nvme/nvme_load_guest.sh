@@ -28,20 +28,23 @@
 # lands late (an older copy after a newer one) is seen, as fio's verify
 # cannot see it. Once on one controller with the faults above one after
 # the other, once over two paths to the subsystem (two tcp_offload
-# controllers, native multipath, I/O on both in turn) while path A's
-# connections drop and then path B reports queue errors: no I/O error, nothing
-# lost. Then the proof that the check can fail: an older generation
-# written straight to the target's disk must be found.
+# controllers, native multipath, I/O on both in turn) while path A
+# stalls and its connections drop, then path B reports queue errors: no
+# I/O error, nothing lost, writes failed over. Then the proof that the
+# check can fail: an older generation written straight to the target's
+# disk must be found.
 # Last, the kernel log holds no warning, lockdep report or hung task
 # (the x86_64 guest has PROVE_LOCKING and DETECT_HUNG_TASK).
 # One case per line; ends with "nvme-load: N passed, N failed",
 # "nvme-load: N MiB written, N MiB read back and checked" and
-# "nvme-load: N blocks checked against their last of N generations".
+# "nvme-load: N runs of N blocks x N generations, every block checked
+# against its last".
 set -uo pipefail
 
 NVME_NS_MB=${NVME_NS_MB:-160}
 . "$(dirname "$0")/nvme_target.sh"
-GENERATIONS="python3 $(cd "$(dirname "$0")" && pwd)/generations.py"
+GENERATIONS_PY=$(cd "$(dirname "$0")" && pwd)/generations.py
+generations() { python3 "$GENERATIONS_PY" "$@"; }
 JOBS=4 JOB_MB=32
 # fio keeps files in its working folder; the checkout is read-only here.
 cd /tmp || exit 1
@@ -131,7 +134,7 @@ during() {
 	local pid=$1 ok=0
 	shift
 	sleep 2
-	"$@" || { echo "  could not inject the fault"; ok=1; }
+	"$@" || { echo "  the fault failed, or no recovery from it"; ok=1; }
 	kill -0 "$pid" 2>/dev/null ||
 		{ echo "  the load ended before the fault was injected"; ok=1; }
 	wait "$pid" || ok=1
@@ -154,8 +157,16 @@ inject() {
 # reset. fio makes three passes over its blocks meanwhile, so that the
 # faults land while it writes.
 several_faults() {
-	inject drop_connection 1 && wait_for 10 ctrl_live &&
-		inject report_error 1 && wait_for 10 ctrl_live && reset_ctrl
+	recovered_from inject drop_connection 1 &&
+		recovered_from inject report_error 1 && reset_ctrl
+}
+# recovered_from INJECT...: INJECT, then wait until controller $ctrl has
+# reconnected since (a fault takes effect later: live right after it
+# says nothing).
+recovered_from() {
+	local before
+	before=$(reconnects_logged)
+	"$@" && wait_for 10 eval '[ "$(reconnects_logged)" -gt "$before" ] && ctrl_live'
 }
 # The request timeout is the controller's path device's (nvmeNcMn1 under
 # native multipath; $blk itself without).
@@ -185,8 +196,9 @@ check "fault: corrupt header digest" fault_load hdgst ",hdr_digest" \
 check "fault: controller reset" fault_load reset "" reset_ctrl
 FIO_EXTRA=--loops=3 check "fault: several in one run, every I/O queue" \
 	fault_load several "" several_faults
-# Overwrites: 4096 blocks of 4 KiB (16 MiB), $GEN_PASSES generations.
-GEN_PASSES=8 gen_blocks=0 gen_generations=0
+# Overwrites: $GEN_BLOCKS blocks of 4 KiB (16 MiB), $GEN_PASSES generations
+# each run; the runs counted.
+GEN_BLOCKS=4096 GEN_PASSES=8 gen_runs=0
 
 # generations_load NAME INJECT...: the overwrites on $blk, INJECT two
 # seconds in, then every block checked against its last acknowledged
@@ -194,11 +206,12 @@ GEN_PASSES=8 gen_blocks=0 gen_generations=0
 generations_load() {
 	local name=$1 ok=0
 	shift
-	$GENERATIONS write "/dev/$blk" "/tmp/$name.gen" --passes $GEN_PASSES &
+	generations write "/dev/$blk" "/tmp/$name.gen" --blocks $GEN_BLOCKS \
+		--passes $GEN_PASSES >"/tmp/$name.out" &
 	during $! "$@" || ok=1
-	$GENERATIONS check "/dev/$blk" "/tmp/$name.gen" || return 1
-	gen_blocks=$((gen_blocks + 4096))
-	gen_generations=$((gen_generations + GEN_PASSES))
+	cat "/tmp/$name.out"
+	generations check "/dev/$blk" "/tmp/$name.gen" || return 1
+	gen_runs=$((gen_runs + 1))
 	return $ok
 }
 
@@ -223,22 +236,50 @@ connect_path() {
 	echo "transport=tcp_offload,traddr=127.0.0.1,trsvcid=$1,nqn=$NVME_NQN,reconnect_delay=1" \
 		>/dev/nvme-fabrics
 }
-# path_writes CTRL: writes its path device (nvmeNcMn1) has completed.
+# path_writes CTRL: writes its path device (nvmeNcMn1) has completed. A
+# write failed over from a path counts there too (nvme_failover_req()
+# ends the request on that path before the head sends its bios again).
 path_writes() { awk '{ print $5 }' /sys/class/nvme/$1/nvme*c*n1/stat; }
-# lose_each_path: path A's connections dropped, and once A is live
-# again, queue errors on path B.
+# lose_each_path: path A stalls (its queues' next completion waits 1 s,
+# and all their traffic with it), so that the I/O sent to A piles up
+# there, then A's connections drop: what was in flight on A must fail
+# over to B. Once A has reconnected, queue errors on path B, until B has
+# reconnected too.
 lose_each_path() {
-	ctrl=$path_a && inject drop_connection 1 && wait_for 10 ctrl_live &&
-		ctrl=$path_b && inject report_error 1 && wait_for 10 ctrl_live
+	ctrl=$path_a && inject delay_completion_ms 1000 && sleep 0.5 &&
+		recovered_from inject drop_connection 1 &&
+		ctrl=$path_b && recovered_from inject report_error 1
+}
+# disconnect_all: every controller of $NVME_NQN deleted, and the
+# namespace's device gone with the last.
+disconnect_all() {
+	local c ok=0
+	for c in /sys/class/nvme/nvme*; do
+		[ "$(cat "$c/subsysnqn" 2>/dev/null)" = "$NVME_NQN" ] || continue
+		echo 1 >"$c/delete_controller" || ok=1
+	done
+	wait_for 5 eval '! grep -qsx "$NVME_NQN" /sys/class/nvme/nvme*/subsysnqn' || ok=1
+	return $ok
 }
 # two_paths: the subsystem through both ports, one multipath device
 # ($blk) that sends I/O down both paths in turn (iopolicy round-robin);
 # generations_load with lose_each_path. Passes when neither the writes
 # nor the reads saw an error, every block holds its last generation, both
-# controllers are live again and each path carried writes.
+# controllers reconnected and are live, and writes were failed over: the
+# paths completed more writes than were acknowledged.
 two_paths() {
-	local c subsys a_before b_before ok=0
-	connect_path $NVME_PORT && connect_path $NVME_PORT2 || return
+	local ok=0
+	path_a= path_b=
+	if connect_path $NVME_PORT && connect_path $NVME_PORT2; then
+		paths_load || ok=1
+	else
+		ok=1
+	fi
+	disconnect_all || ok=1
+	return $ok
+}
+paths_load() {
+	local c subsys a_before b_before acked moved ok=0
 	for c in /sys/class/nvme/nvme*; do
 		[ "$(cat "$c/subsysnqn")" = "$NVME_NQN" ] || continue
 		case $(cat "$c/address") in
@@ -249,26 +290,24 @@ two_paths() {
 	[ -n "$path_a" ] && [ -n "$path_b" ] || { echo "  no two controllers"; return 1; }
 	blk=$(nvme_ns_of "$path_a") && [ "$(nvme_ns_of "$path_b")" = "$blk" ] ||
 		{ echo "  the paths do not share one namespace device"; return 1; }
-	for subsys in /sys/class/nvme-subsystem/*; do
-		[ -e "$subsys/$path_a" ] && break
-	done
+	subsys=$(grep -l . /sys/class/nvme-subsystem/*/"$path_a"/subsysnqn) ||
+		{ echo "  no subsystem of $path_a"; return 1; }
+	subsys=${subsys%/"$path_a"/subsysnqn}
 	echo round-robin >"$subsys/iopolicy" || return
 	a_before=$(path_writes $path_a) b_before=$(path_writes $path_b)
 	generations_load two-paths lose_each_path || ok=1
 	for ctrl in $path_a $path_b; do
-		wait_for 10 ctrl_live || { echo "  $ctrl not live"; ok=1; }
+		ctrl_live || { echo "  $ctrl not live"; ok=1; }
 	done
-	echo "  writes completed: $(($(path_writes $path_a) - a_before)) on $path_a," \
-		"$(($(path_writes $path_b) - b_before)) on $path_b"
-	[ "$(path_writes $path_a)" -gt "$a_before" ] &&
-		[ "$(path_writes $path_b)" -gt "$b_before" ] ||
+	a_before=$(($(path_writes $path_a) - a_before))
+	b_before=$(($(path_writes $path_b) - b_before))
+	acked=$(sed -n 's/.* \([0-9]*\) writes acknowledged.*/\1/p' /tmp/two-paths.out)
+	moved=$((a_before + b_before - ${acked:-0}))
+	echo "  writes completed: $a_before on $path_a, $b_before on $path_b;" \
+		"$moved failed over"
+	[ "$a_before" -gt 0 ] && [ "$b_before" -gt 0 ] ||
 		{ echo "  writes did not go down both paths"; ok=1; }
-	# The namespace's device goes with the last path.
-	for ctrl in $path_a $path_b; do
-		echo 1 >/sys/class/nvme/$ctrl/delete_controller &&
-			wait_for 5 ctrl_gone || ok=1
-	done
-	wait_for 5 eval '[ ! -e /dev/$blk ]' || ok=1
+	[ "$moved" -gt 0 ] || { echo "  no write failed over"; ok=1; }
 	return $ok
 }
 
@@ -280,8 +319,8 @@ replayed_write_found() {
 	local out ok=0
 	ctrl= blk=
 	nvme_connect tcp_offload || return
-	$GENERATIONS replay /dev/nvme_ns /tmp/two-paths.gen 100 || ok=1
-	out=$($GENERATIONS check "/dev/$blk" /tmp/two-paths.gen) && ok=1
+	generations replay /dev/nvme_ns /tmp/two-paths.gen 100 || ok=1
+	out=$(generations check "/dev/$blk" /tmp/two-paths.gen) && ok=1
 	echo "$out" | sed 's/^/  /'
 	echo "$out" | grep -q ': 1 stale, 0 newer, 0 corrupt$' || ok=1
 	disconnect || ok=1
@@ -300,6 +339,6 @@ kernel_log_clean() {
 }
 check "kernel log: no warning, bug or hung task" kernel_log_clean
 echo "nvme-load: $written_mb MiB written, $verified_mb MiB read back and checked"
-echo "nvme-load: $gen_blocks blocks checked against their last of $gen_generations generations"
+echo "nvme-load: $gen_runs runs of $GEN_BLOCKS blocks x $GEN_PASSES generations, every block checked against its last"
 echo "nvme-load: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
