@@ -142,12 +142,20 @@ during() {
 }
 
 # inject FILE VALUE: the fault on every I/O queue (q1 is the first; a
-# guest of two CPUs has two), each of which carries part of the load.
+# guest of two CPUs has two), each of which carries part of the load. A
+# fault on one queue can start error recovery before the next queue's
+# turn, and recovery takes that queue down with its folder: a queue whose
+# file is gone by then is counted as hit, one whose file refuses the
+# write is not.
 inject() {
 	local q n=0
 	for q in "$FAULTS/$ctrl"/q[1-9]*; do
-		echo "$2" >"$q/$1" || return
-		n=$((n + 1))
+		if { echo "$2" >"$q/$1"; } 2>/dev/null; then
+			n=$((n + 1))
+		elif [ -e "$q/$1" ]; then
+			echo "  $q/$1 refused the fault"
+			return 1
+		fi
 	done
 	[ "$n" -gt 0 ]
 }
