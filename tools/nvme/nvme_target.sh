@@ -37,12 +37,12 @@ nvme_target_setup() {
 # the subsystem (the first closes its controllers' connections).
 NVMET_PORT=/sys/kernel/config/nvmet/ports/1
 NVMET_PORT_LINK=$NVMET_PORT/subsystems/$NVME_NQN
-nvme_port_up() {
-	mkdir $NVMET_PORT && echo tcp >$NVMET_PORT/addr_trtype &&
-		echo ipv4 >$NVMET_PORT/addr_adrfam &&
-		echo 127.0.0.1 >$NVMET_PORT/addr_traddr &&
-		echo $NVME_PORT >$NVMET_PORT/addr_trsvcid || return
-	nvme_port_offer
+nvme_port_up() { nvmet_tcp_port $NVMET_PORT $NVME_PORT && nvme_port_offer; }
+# nvmet_tcp_port DIR TRSVCID: an nvmet port folder DIR listening on
+# 127.0.0.1:TRSVCID over TCP, offering nothing yet.
+nvmet_tcp_port() {
+	mkdir "$1" && echo tcp >"$1/addr_trtype" && echo ipv4 >"$1/addr_adrfam" &&
+		echo 127.0.0.1 >"$1/addr_traddr" && echo "$2" >"$1/addr_trsvcid"
 }
 nvme_port_down() { nvme_port_withdraw && rmdir $NVMET_PORT; }
 # nvme_second_port_up: the subsystem offered on 127.0.0.1:$NVME_PORT2 as
@@ -50,10 +50,7 @@ nvme_port_down() { nvme_port_withdraw && rmdir $NVMET_PORT; }
 NVME_PORT2=4421
 nvme_second_port_up() {
 	local port=/sys/kernel/config/nvmet/ports/2
-	mkdir $port && echo tcp >$port/addr_trtype &&
-		echo ipv4 >$port/addr_adrfam &&
-		echo 127.0.0.1 >$port/addr_traddr &&
-		echo $NVME_PORT2 >$port/addr_trsvcid &&
+	nvmet_tcp_port $port $NVME_PORT2 &&
 		ln -s /sys/kernel/config/nvmet/subsystems/$NVME_NQN $port/subsystems/
 }
 nvme_port_offer() {
