@@ -85,7 +85,8 @@ ioprio-e2e: tree ## [a minute+] the ioprio end-to-end check alone, in a guest (n
 	@$(TOOLS)/guest/vm.sh --arch $(ARCH) -- $(TOOLS)/guest/ioprio_guest.sh
 
 nvme-e2e: tree ## [a minute+] in a guest, nvmet over TCP on 127.0.0.1: connect, data 512 B-1 MiB and disconnect through tcp_offload (software device on lo) and tcp, without and with digests; target faults and injected faults on tcp_offload
-	@$(TOOLS)/guest/vm.sh --arch $(ARCH) -- $(TOOLS)/nvme/nvme_guest.sh
+	@VM_APPEND="nvme_tcp_offload_sw.ifnames=lo,nvd0 $(VM_APPEND)" \
+		$(TOOLS)/guest/vm.sh --arch $(ARCH) -- $(TOOLS)/nvme/nvme_guest.sh
 
 nvme-load: tree ## [minutes+] in an x86_64 QEMU guest (2 CPUs, lockdep): fio, 4 jobs at queue depth 32, 512 B-1 MiB random writes verified by crc32c, through tcp_offload and tcp with and without digests, then on tcp_offload with faults injected mid-stream and a final verify; overwrites checked block by block for their last generation, on one path and on two (native multipath)
 	@VM_MEMORY=3072 $(TOOLS)/guest/vm.sh --arch x86_64 -- $(TOOLS)/nvme/nvme_load_guest.sh

@@ -31,6 +31,15 @@
 #   admin queue error, a lost completion (io_timeout 2 s), a header digest
 #   the target finds corrupt: the controller recovers as above; a
 #   completion delayed 1.5 s: the read takes that long and nothing fails.
+# Then the software device's net_device goes (a veth pair whose far end
+# is in a network namespace with a target port of its own, see
+# nvme_target.sh): deleted as a connect starts, 20 rounds; under a
+# reader; while the controller reconnects to a target that stopped
+# listening; while the target is unreachable and a read outstanding
+# ("ip link del" within 10 s, not the read's 30 s timeout). Each time
+# "ip link del" returns within 30 s (it waits for the
+# device's unregistration, which deletes its controllers and waits for
+# them), the connect ends, and no controller is left within ten seconds.
 # One case per check; ends with "nvme-e2e: N passed, N failed".
 set -uo pipefail
 [ -z "${NVME_E2E_TRACE:-}" ] || set -x
@@ -193,6 +202,142 @@ fault() {
 	wait_for 5 ctrl_gone
 }
 
+# The controller of $NVME_NQN at $NIC_TARGET, as "nvmeN", if there is one.
+nic_ctrl() {
+	local c
+	for c in /sys/class/nvme/nvme*; do
+		[ -e "$c/address" ] && grep -q "traddr=$NIC_TARGET," "$c/address" &&
+			{ echo "${c##*/}"; return 0; }
+	done
+	return 1
+}
+nic_no_ctrl() { ! nic_ctrl >/dev/null; }
+proc_gone() { ! kill -0 "$1" 2>/dev/null; }
+
+# nic_connect [OPTIONS]: a live tcp_offload controller through nvd0, as
+# $ctrl and $blk.
+nic_connect() {
+	echo "transport=tcp_offload,traddr=$NIC_TARGET,trsvcid=$NIC_PORT,nqn=$NVME_NQN${1:-}" \
+		>/dev/nvme-fabrics || return
+	ctrl=$(nic_ctrl) && ctrl_live || return
+	blk=$(nvme_ns_of "$ctrl")
+}
+
+# nic_unplug: nvd0 deleted; "ip link del" returns once the device's
+# unregistration has deleted its controllers and they let go of it.
+nic_unplug() {
+	local start=$(date +%s%N) rc
+	timeout 30 ip link del nvd0
+	rc=$?
+	echo "  ip link del: $((($(date +%s%N) - start) / 1000000)) ms"
+	[ $rc -eq 0 ] || { echo "  ip link del nvd0 did not return in 30 s"; return 1; }
+}
+
+# pause MS: a wait of MS milliseconds inside the shell (an exec of sleep
+# takes over 100 ms in a User Mode Linux guest): a read that times out on
+# a FIFO of our own that nothing writes.
+pause() {
+	[ -p /tmp/pause.fifo ] || mkfifo /tmp/pause.fifo || return
+	read -rt "$(printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)))" <>/tmp/pause.fifo
+	return 0
+}
+
+# connect_nic_bg: a connect through nvd0 in the background, as $conn; its
+# error, if any, in /tmp/nic-connect.err.
+connect_nic_bg() {
+	(echo "transport=tcp_offload,traddr=$NIC_TARGET,trsvcid=$NIC_PORT,nqn=$NVME_NQN" \
+		>/dev/nvme-fabrics) 2>/tmp/nic-connect.err &
+	conn=$!
+}
+
+# A connect through nvd0 and "ip link del nvd0" at nearly the same time,
+# 20 times: in odd rounds the connect first, the delete 0-60 ms (at
+# random) after; in even rounds the delete first, the connect 0-120 ms
+# after. Each time both end, and no controller is left. How the rounds
+# fell is printed, from the connect's result: the device gone before the
+# connect claimed it (ENODEV), the connect failed on its way (any other
+# error), or it connected and the unregistration removed the controller.
+unplug_during_connect() {
+	local round conn unplug gone=0 failed_on_way=0 removed=0
+	for round in $(seq 20); do
+		nic_up || return
+		if [ $((round % 2)) = 1 ]; then
+			connect_nic_bg
+			pause $((RANDOM % 61))
+			nic_unplug >/dev/null &
+			unplug=$!
+		else
+			nic_unplug >/dev/null &
+			unplug=$!
+			pause $((RANDOM % 121))
+			connect_nic_bg
+		fi
+		wait_for 30 proc_gone $conn || { echo "  round $round: connect stuck"; return 1; }
+		if wait $conn; then
+			removed=$((removed + 1))
+		elif grep -q "No such device" /tmp/nic-connect.err; then
+			gone=$((gone + 1))
+		else
+			failed_on_way=$((failed_on_way + 1))
+		fi
+		wait_for 30 proc_gone $unplug && wait $unplug ||
+			{ echo "  round $round: ip link del stuck or failed"; return 1; }
+		wait_for 10 nic_no_ctrl || { echo "  round $round: $(nic_ctrl) left"; return 1; }
+	done
+	echo "  device gone before the connect $gone, connect failed on its way $failed_on_way, connected and removed $removed"
+}
+
+# nvd0 deleted under a reader: the controller is removed, the reader ends.
+unplug_under_io() {
+	nic_up && nic_connect || return
+	start_reader
+	sleep 0.5
+	nic_unplug && removed
+}
+
+# The target becomes unreachable (its end of the pair goes down, so what
+# the device sends is dropped and nothing answers), a read is sent, and
+# nvd0 is deleted half a second later: the read cannot complete, yet
+# "ip link del" returns within ten seconds (the read's timeout is 30 s)
+# and the controller is removed.
+unplug_unreachable() {
+	local start ms
+	nic_up && nic_connect || return
+	ip -n $NIC_NS link set nvd1 down || return
+	start_reader
+	pause 500
+	start=$(date +%s%N)
+	nic_unplug || return
+	ms=$((($(date +%s%N) - start) / 1000000))
+	[ "$ms" -lt 10000 ] || { echo "  ip link del waited $ms ms"; return 1; }
+	removed
+}
+
+# The target stops listening, the controller reconnects every second and
+# is refused; nvd0 deleted 0-2 s later: removed. The port listens again
+# after.
+unplug_while_reconnecting() {
+	local ok=1
+	nic_up && nic_connect ,reconnect_delay=1 || return
+	start_reader
+	nic_port_withdraw || return
+	wait_for 5 ctrl_down || ok=0
+	sleep "$(printf '%d.%03d' $((RANDOM % 2)) $((RANDOM % 1000)))"
+	nic_unplug && removed || ok=0
+	nic_port_offer || ok=0
+	[ "$ok" = 1 ]
+}
+
+# unplug NAME FUNCTION: one unplug case; nvd0 and any controller left by
+# a failure are cleared after it.
+unplug() {
+	ctrl= blk=
+	check "tcp_offload: $1" "$2"
+	[ ! -e /sys/class/net/nvd0 ] || timeout 30 ip link del nvd0
+	ctrl=$(nic_ctrl) && echo 1 >/sys/class/nvme/$ctrl/delete_controller
+	wait_for 5 nic_no_ctrl
+}
+
 nvme_target_setup || die "cannot set up the target (nvmet, nvmet-tcp, null_blk and configfs built in?)"
 for transport in tcp_offload tcp; do
 	for digests in none hdr+data; do
@@ -235,5 +380,17 @@ fault "injected: delayed completion: completes" ,reconnect_delay=1 \
 	delayed_completion
 fault "injected: corrupt header digest: target drops, reconnects" \
 	,hdr_digest,reconnect_delay=1 injected_recovers io corrupt_hdr_digests 1
+if grep -qw nvd0 /sys/module/nvme_tcp_offload_sw/parameters/ifnames &&
+	nic_target_setup; then
+	unplug "net_device deleted during a connect, 20 rounds" unplug_during_connect
+	unplug "net_device deleted under a reader: removed" unplug_under_io
+	unplug "net_device deleted while reconnecting: removed" \
+		unplug_while_reconnecting
+	unplug "net_device deleted, target unreachable, a read outstanding: removed at once" \
+		unplug_unreachable
+else
+	echo "nvme-e2e: no software device on nvd0 (the guest's command line needs nvme_tcp_offload_sw.ifnames=lo,nvd0) or no target behind it" >&2
+	check "tcp_offload: net_device unplug cases" false
+fi
 echo "nvme-e2e: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -38,11 +38,12 @@ nvme_target_setup() {
 NVMET_PORT=/sys/kernel/config/nvmet/ports/1
 NVMET_PORT_LINK=$NVMET_PORT/subsystems/$NVME_NQN
 nvme_port_up() { nvmet_tcp_port $NVMET_PORT $NVME_PORT && nvme_port_offer; }
-# nvmet_tcp_port DIR TRSVCID: an nvmet port folder DIR listening on
-# 127.0.0.1:TRSVCID over TCP, offering nothing yet.
+# nvmet_tcp_port DIR TRSVCID [TRADDR]: an nvmet port folder DIR listening
+# on TRADDR (127.0.0.1 if not given):TRSVCID over TCP, offering nothing
+# yet.
 nvmet_tcp_port() {
 	mkdir "$1" && echo tcp >"$1/addr_trtype" && echo ipv4 >"$1/addr_adrfam" &&
-		echo 127.0.0.1 >"$1/addr_traddr" && echo "$2" >"$1/addr_trsvcid"
+		echo "${3:-127.0.0.1}" >"$1/addr_traddr" && echo "$2" >"$1/addr_trsvcid"
 }
 nvme_port_down() { nvme_port_withdraw && rmdir $NVMET_PORT; }
 # nvme_second_port_up: the subsystem offered on 127.0.0.1:$NVME_PORT2 as
@@ -53,6 +54,41 @@ nvme_second_port_up() {
 	nvmet_tcp_port $port $NVME_PORT2 &&
 		ln -s /sys/kernel/config/nvmet/subsystems/$NVME_NQN $port/subsystems/
 }
+# The target behind a net_device that can go (nvme_guest.sh's unplug
+# cases): a veth pair, nvd0 here (10.77.0.1/24) and nvd1 (10.77.0.3/24) in
+# network namespace $NIC_NS, where a third port listens on $NIC_TARGET,
+# an address of that namespace's lo (so that it outlives the pair, which
+# deleting nvd0 deletes whole), so that the route to the target leaves by
+# nvd0. The software offload device
+# attaches to nvd0 only if the guest's command line names it:
+# nvme_tcp_offload_sw.ifnames=lo,nvd0 (make nvme-e2e gives it).
+NIC_NS=nvme-tgt
+NIC_TARGET=10.77.0.2
+NIC_PORT=4422
+NVMET_NIC_PORT=/sys/kernel/config/nvmet/ports/3
+# nic_up: nvd0 and nvd1 made, addressed and up.
+nic_up() {
+	ip link add nvd0 type veth peer name nvd1 netns $NIC_NS &&
+		ip addr add 10.77.0.1/24 dev nvd0 && ip link set nvd0 up &&
+		ip -n $NIC_NS addr add 10.77.0.3/24 dev nvd1 &&
+		ip -n $NIC_NS link set nvd1 up
+}
+# nic_target_setup: the namespace and its port (nvd0 not made yet).
+nic_target_setup() {
+	ip netns add $NIC_NS && ip -n $NIC_NS link set lo up &&
+		ip -n $NIC_NS addr add $NIC_TARGET/32 dev lo &&
+		nvmet_tcp_port $NVMET_NIC_PORT $NIC_PORT $NIC_TARGET && nic_port_offer
+}
+# nic_port_offer / nic_port_withdraw: the port starts / stops offering
+# the subsystem, and so listening. nvmet-tcp makes its listening socket
+# in the network namespace of the process that enables the port: the
+# link is made from inside $NIC_NS.
+nic_port_offer() {
+	nsenter --net=/run/netns/$NIC_NS \
+		ln -s /sys/kernel/config/nvmet/subsystems/$NVME_NQN $NVMET_NIC_PORT/subsystems/
+}
+nic_port_withdraw() { rm $NVMET_NIC_PORT/subsystems/$NVME_NQN; }
+
 nvme_port_offer() {
 	ln -s /sys/kernel/config/nvmet/subsystems/$NVME_NQN "$NVMET_PORT_LINK"
 }
