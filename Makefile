@@ -3,7 +3,7 @@ SHELL := /bin/bash
 TOOLS := tools
 ARCH ?= x86_64
 
-.PHONY: help setup prepare tree export sendable status kunit kunit-all checkpatch percommit sanitize kcsan bench vm selftests shell rootfs um-fp ioprio-e2e nvme-e2e nvme-load blktests nvme-kmemleak model vectors vectors-check hash-diff hash-diff-demo test reset-tree
+.PHONY: help setup prepare tree export sendable status kunit kunit-all checkpatch percommit sanitize kcsan bench vm selftests shell rootfs um-fp um-fp-amx ioprio-e2e nvme-e2e nvme-load blktests nvme-kmemleak model vectors vectors-check hash-diff hash-diff-demo test reset-tree
 
 ##@ Start here
 # Each target's line says what it costs: the time of a run once its
@@ -80,6 +80,9 @@ selftests: tree ## [minutes+] the four forwarding selftests of the series (custo
 
 um-fp: tree ## [seconds+] in a User Mode Linux guest (whatever ARCH says): SSE, AVX and AVX-512 registers survive thread switches, fork and signal handlers
 	@$(TOOLS)/guest/um_fp.sh
+
+um-fp-amx: tree ## [a minute+; stock UML's build once, minutes] um-fp on an AMX host's ptrace (11008-byte XSAVE area, tools/guest/um_amx_shim.c preloaded into UML), and stock 6.12 UML dying under it with errno 14
+	@$(TOOLS)/guest/um_fp_amx.sh
 
 ioprio-e2e: tree ## [a minute+] the ioprio end-to-end check alone, in a guest (null_blk, mq-deadline, cgroup v2; ARCH=x86_64, arm64 or um)
 	@$(TOOLS)/guest/vm.sh --arch $(ARCH) -- $(TOOLS)/guest/ioprio_guest.sh

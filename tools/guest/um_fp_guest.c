@@ -19,9 +19,10 @@
  *           runs on the way back from kill(): the interrupted code gets
  *           its own back from the signal frame.
  *
- * A class the CPU lacks is skipped, never counted as passed. One more case,
- * altstack, delivers a signal on an alternate stack smaller than a frame
- * with the host's FP state: the frame must not be written below that
+ * A class the CPU lacks is skipped, never counted as passed. Two more
+ * cases, altstack and altstack-autodisarm, deliver a signal on an
+ * alternate stack smaller than a frame with the host's FP state, the
+ * second set with SS_AUTODISARM: the frame must not be written below that
  * stack (the host's answer is to kill the process with SIGSEGV). Ends with
  * "um-fp: N passed, N failed, N skipped".
  */
@@ -338,7 +339,12 @@ static void empty_handler(int sig)
 #define SMALLEST_ALTSTACK 2048
 #define GUARD_BYTES 4096
 
-static int case_small_altstack(char *why, size_t len)
+#ifndef SS_AUTODISARM
+#define SS_AUTODISARM (1U << 31)
+#endif
+
+/* @ss_flags: 0, or SS_AUTODISARM: the stack is disarmed while in use */
+static int case_small_altstack(int ss_flags, char *why, size_t len)
 {
 	unsigned char *m;
 	size_t i, hit = 0;
@@ -355,7 +361,8 @@ static int case_small_altstack(char *why, size_t len)
 	memset(m, 0xa5, GUARD_BYTES);
 	pid = fork();
 	if (pid == 0) {
-		stack_t ss = { .ss_sp = m + GUARD_BYTES, .ss_size = SMALLEST_ALTSTACK };
+		stack_t ss = { .ss_sp = m + GUARD_BYTES, .ss_size = SMALLEST_ALTSTACK,
+			       .ss_flags = ss_flags };
 		struct sigaction sa = { .sa_handler = empty_handler, .sa_flags = SA_ONSTACK };
 
 		sigemptyset(&sa.sa_mask);
@@ -382,6 +389,14 @@ static int case_small_altstack(char *why, size_t len)
 	snprintf(why, len, "the child ended with status %#x", status);
 	return -1;
 }
+
+static const struct {
+	const char *name;
+	int ss_flags;
+} altstacks[] = {
+	{ "altstack", 0 },
+	{ "altstack-autodisarm", SS_AUTODISARM },
+};
 
 int main(void)
 {
@@ -410,13 +425,15 @@ int main(void)
 			}
 		}
 	}
-	why[0] = '\0';
-	if (case_small_altstack(why, sizeof(why))) {
-		printf("FAIL altstack: %s\n", why);
-		failed++;
-	} else {
-		printf("ok altstack\n");
-		passed++;
+	for (i = 0; i < sizeof(altstacks) / sizeof(altstacks[0]); i++) {
+		why[0] = '\0';
+		if (case_small_altstack(altstacks[i].ss_flags, why, sizeof(why))) {
+			printf("FAIL %s: %s\n", altstacks[i].name, why);
+			failed++;
+		} else {
+			printf("ok %s\n", altstacks[i].name);
+			passed++;
+		}
 	}
 	printf("um-fp: %d passed, %d failed, %d skipped\n", passed, failed, skipped);
 	return failed ? 1 : 0;

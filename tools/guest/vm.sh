@@ -44,7 +44,9 @@
 # with a line saying why). VM_TIMEOUT (seconds, 3600) bounds a run;
 # VM_MEMORY (MiB, 2048) is the guest's memory;
 # VM_APPEND adds kernel parameters; VM_CONFIG_EXTRA names one more config
-# fragment for a QEMU guest (give it a VM_BUILD_DIR of its own).
+# fragment for a QEMU guest (give it a VM_BUILD_DIR of its own);
+# VM_UM_PRELOAD names a library the User Mode Linux process is started
+# with (LD_PRELOAD: tools/guest/um_amx_shim.c), and nothing else is.
 #
 # tools/guest/rootfs.sh boots its second stage with
 #   tools/guest/vm.sh --arch ARCH --root DIR --writable-root --init PATH
@@ -215,7 +217,9 @@ shares_param="vm_shares=$(IFS=:; echo "${shares[*]}")"
 if [ "$arch" = um ]; then
 	# Memory is a file UML maps ($TMPDIR, else /dev/shm); the console is
 	# its standard output.
-	guest=("$out/linux" mem="${VM_MEMORY:-2048}M" con0=fd:0,fd:1 root=/dev/root rootfstype=hostfs
+	guest=()
+	[ -z "${VM_UM_PRELOAD:-}" ] || guest=(env "LD_PRELOAD=$VM_UM_PRELOAD")
+	guest+=("$out/linux" mem="${VM_MEMORY:-2048}M" con0=fd:0,fd:1 root=/dev/root rootfstype=hostfs
 		"rootflags=$root" "$root_mode" "init=$init" "vm_cmd=$cmd" panic=-1
 		loglevel=4 kunit.enable=0 "$shares_param" vm_sharefs=hostfs)
 	read -ra extra <<<"${VM_APPEND:-}"
