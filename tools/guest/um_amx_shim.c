@@ -12,8 +12,11 @@
  *     multiple of 8 (the regset's unit) fails with EINVAL; a longer one is
  *     cut to the regset's size, fpu_user_cfg.max_size, and written back.
  *   arch/x86/kernel/fpu/regset.c:156-157, xstateregs_set(): a write of
- *     any other size than fpu_user_cfg.max_size fails with EFAULT (stock
- *     6.12 UML's "ptrace set fp regs failed, errno = 14" on such a host).
+ *     any other size than fpu_user_cfg.max_size fails with EFAULT, which
+ *     after the cut above means a shorter one (stock 6.12 UML's "ptrace
+ *     set fp regs failed, errno = 14" on such a host).
+ *   kernel/ptrace.c:1236, ptrace_request(): the length taken is written
+ *     back to the caller's iovec after a read or a write.
  *   arch/x86/kernel/fpu/xstate.c:410-411, validate_user_xstate_header():
  *     an xfeatures bit outside the process's user_xfeatures fails with
  *     EINVAL: tile data (bit 18) for a process without permission.
@@ -32,9 +35,10 @@
  * request goes to glibc's ptrace() unchanged.
  *
  * With UM_AMX_FAIL_FIRST_READ=1 in its environment, the first read of
- * the whole area (iov_len the AMX size, where UML's probes of the size
- * use powers of two) fails with EIO, as a host that cannot read the
- * child's state: UML reads the state every new process starts with so.
+ * the whole area (iov_len the AMX size) fails with EIO, as a host that
+ * cannot read the child's state: UML reads the state every new process
+ * starts with so. UML's probes of the size read powers of two, so the
+ * size must not be one for that read to be the one failed.
  *
  * UML calls ptrace() from one host thread; the buffers are static, not
  * on the stack, because the calls come from UML's kernel stacks.
@@ -171,7 +175,7 @@ static long set_xstate(pid_t pid, struct iovec *iov)
 	real.iov_len = real_size;
 	if (real_ptrace(PTRACE_SETREGSET, pid, (void *)NT_X86_XSTATE, &real) < 0)
 		return -1;
-	/* As ptrace_request() writes back the length it took. */
+	/* As ptrace_request() writes back the length it took (:1236). */
 	iov->iov_len = len;
 	return 0;
 }

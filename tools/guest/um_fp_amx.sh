@@ -16,7 +16,8 @@
 #       in its own signal frames (tools/guest/host_frame_xstate.c), and the
 #       shim saw no write with bytes past this host's own area;
 #   branch, um-fp:   tools/guest/um_fp_guest.c passes in that guest;
-#   branch, failed read: the shim fails UML's first read of a whole area,
+#   branch, failed read: the shim fails UML's first read of a whole area
+#       (11008 bytes),
 #       the state every new process starts with: UML stops at boot with
 #       "Failed to initialize default registers" rather than start
 #       processes on a buffer it never filled.
@@ -118,9 +119,13 @@ branch_um_fp_passes() {
 	grep -aE '^um-fp: [0-9]+ passed, 0 failed' "$OUT/um-fp.log"
 }
 
-# The branch, its first read of a whole area failed: stops at boot.
+# The branch, its first read of a whole area failed: stops at boot. At
+# 11008 bytes whatever UM_AMX_XSTATE_SIZE says: the shim fails the first
+# read of exactly the area's size, and UML's probes of the size read
+# 4096, 8192 and 16384 bytes, which a power of two would match.
 branch_stops_on_failed_read() {
-	UM_AMX_FAIL_FIRST_READ=1 VM_UM_PRELOAD="$OUT/um_amx_shim.so" VM_TIMEOUT=120 \
+	UM_AMX_XSTATE_SIZE=11008 UM_AMX_FAIL_FIRST_READ=1 \
+		VM_UM_PRELOAD="$OUT/um_amx_shim.so" VM_TIMEOUT=120 \
 		"$TOP/tools/guest/vm.sh" --arch um -- /bin/true >"$OUT/failed-read.log" 2>&1
 	grep -aq 'Failed to initialize default registers' "$OUT/failed-read.log" &&
 		! grep -aq '^vm-init: exit status' "$OUT/failed-read.log"
