@@ -181,7 +181,8 @@ run_gate() {
 	# into UML (tools/guest/um_amx_shim.c): stock 6.12 UML must die as it
 	# does on such a host, the branch boot at 11008 bytes and pass um-fp,
 	# and stop at boot when its first read of the area fails. The stock
-	# kernel is built once into build/um-stock (minutes cold, then kept).
+	# kernel is built once a machine, outside the checkout (minutes the
+	# first time, then kept: tools/guest/um_fp_amx.sh).
 	stage um-fp-amx make_target um-fp-amx
 	grep -aE '^(ok|FAIL|  |um-fp-amx:)' "$LOGS/um-fp-amx.log" | sed 's/^/    /'
 	add_counts "$(grep -aE '^um-fp-amx: ' "$LOGS/um-fp-amx.log" || echo "no counts")"

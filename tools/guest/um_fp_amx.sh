@@ -6,8 +6,8 @@
 # imitated by tools/guest/um_amx_shim.c (UM_AMX_XSTATE_SIZE, default
 # 11008), preloaded into the UML process only. The checks, one case each:
 #   stock, no shim:  stock 6.12 UML (the base, without the series,
-#       x86_64_defconfig, built once into build/um-stock) starts its first
-#       process on this host: init (/bin/true) runs and exits;
+#       x86_64_defconfig) starts its first process on this host: init
+#       (/bin/true) runs and exits;
 #   stock, shim:     the same kernel under the shim dies as on an AMX host:
 #       "ptrace set fp regs failed, errno = 14";
 #   branch, boot:    the branch's UML (VM_BUILD_DIR, as make um-fp boots it)
@@ -24,6 +24,11 @@
 # What it cannot show: CPUID and XGETBV stay this CPU's (the guest sees no
 # AMX), and XFD is not modelled; the frame size on a real AMX host (2816)
 # is the table test's. Ends with "um-fp-amx: N passed, N failed".
+#
+# The stock kernel is built once per base and kept out of the checkout,
+# in $UM_STOCK_DIR (default ~/.cache/mphash-ioprio-branch/um-stock, beside
+# ccache's cache), so that a fresh clone, as CI's, does not build it
+# again: a few minutes the first time on a machine, nothing after.
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 
@@ -31,7 +36,7 @@ set -uo pipefail
 [ -e "$TREE/.git" ] || die "no prepared tree at $TREE: run 'make prepare'"
 
 OUT=$TOP/build/um-fp-amx
-STOCK=$TOP/build/um-stock
+STOCK=${UM_STOCK_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/mphash-ioprio-branch/um-stock}
 SIZE=${UM_AMX_XSTATE_SIZE:-11008}
 mkdir -p "$OUT"
 gcc -O2 -Wall -Wextra -Werror -shared -fPIC -o "$OUT/um_amx_shim.so" \
@@ -52,14 +57,14 @@ check() {
 	fi
 }
 
-# stock_uml: build/um-stock/linux, stock UML at the base, built once (its
-# folder records the base it was built from); the sources and objects it
-# unpacks for that are removed after.
+# stock_uml: $STOCK/linux, stock UML at the base, built once (its folder
+# records the base it was built from); the sources and objects it unpacks
+# there for that are removed after.
 stock_uml() {
 	local base
 	base=$(git -C "$TREE" rev-parse "refs/tags/$BASE_TAG") || return
 	[ "$(cat "$STOCK/built-from" 2>/dev/null)" != "$base" ] || [ ! -x "$STOCK/linux" ] || return 0
-	echo "building stock User Mode Linux at $BASE_TAG (${base:0:12}) into ${STOCK#"$TOP"/}"
+	echo "building stock User Mode Linux at $BASE_TAG (${base:0:12}) into $STOCK"
 	mkdir -p "$STOCK" && rm -rf "$STOCK/src" "$STOCK/obj" && mkdir "$STOCK/src" || return
 	git -C "$TREE" archive "$base" | tar -x -C "$STOCK/src" || return
 	make -s -C "$STOCK/src" O="$STOCK/obj" ARCH=um CC="ccache gcc" HOSTCC="ccache gcc" \
