@@ -26,7 +26,7 @@ prepare: setup ## [1-2 min] unpack the tarball into build/linux and apply the se
 kunit: tree ## [minutes+] run the KUnit suites and count them; a warning or oops in the kernel log fails (ARCH=x86_64, arm64 or s390 under QEMU; ARCH=um natively as User Mode Linux)
 	@$(TOOLS)/kunit/kunit_checked.sh $(ARCH) $(ARCH) -
 
-test: ## [40 min warm, 90 cold] the full gate (README lists its stages)
+test: ## [about 55 min warm, 90+ cold] the full gate (README lists its stages)
 	@ci/test.sh
 
 ##@ The tree and the series
