@@ -44,18 +44,7 @@ gcc -O2 -Wall -Wextra -Werror -shared -fPIC -o "$OUT/um_amx_shim.so" \
 gcc -O2 -Wall -Wextra -Werror -o "$OUT/host_frame_xstate" \
 	"$TOP/tools/guest/host_frame_xstate.c" || die "cannot build host_frame_xstate"
 
-passed=0 failed=0
-check() {
-	local name=$1
-	shift
-	if "$@"; then
-		echo "ok    $name"
-		passed=$((passed + 1))
-	else
-		echo "FAIL  $name"
-		failed=$((failed + 1))
-	fi
-}
+. "$TOP/tools/cases.sh"
 
 # stock_uml: $STOCK/linux, stock UML at the base, built once (its folder
 # records the base it was built from); the sources and objects it unpacks

@@ -140,20 +140,8 @@ nvme_ns_of() {
 	return 1
 }
 
-# check NAME COMMAND...: one case, passed when COMMAND succeeds; counted in
-# $passed and $failed.
-passed=0 failed=0
-check() {
-	local name=$1
-	shift
-	if "$@"; then
-		echo "ok    $name"
-		passed=$((passed + 1))
-	else
-		echo "FAIL  $name"
-		failed=$((failed + 1))
-	fi
-}
+# check NAME COMMAND...: one case (tools/cases.sh).
+. "$(dirname "${BASH_SOURCE[0]}")/../cases.sh"
 
 # wait_for SECONDS COMMAND...: whether COMMAND succeeds within SECONDS.
 wait_for() {
